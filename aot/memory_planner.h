@@ -1,0 +1,34 @@
+// Static memory planning: places buffers with known lifetimes at offsets in one arena so
+// that buffers alive at the same time never overlap.
+//
+// The input is a list of live ranges (size, first and last step that touches the
+// buffer); steps are kernel calls in execution order, and a buffer is live on every step
+// from its first to its last use inclusive. The lower bound is the largest total size
+// live at any one step: no placement can use less.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aotc {
+
+struct LiveRange {
+  int64_t size = 0;
+  int first = 0;  // step that writes it first
+  int last = 0;   // step that reads it last
+};
+
+struct Placement {
+  std::vector<int64_t> offsets;  // one per LiveRange
+  int64_t total_bytes = 0;       // arena size
+  int64_t lower_bound = 0;       // largest sum of aligned sizes live at one step
+  std::string strategy;          // which strategy produced it
+};
+
+// Places every range at an `alignment`-aligned offset; keeps the best of the strategies.
+Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment);
+
+int64_t align_up(int64_t value, int64_t alignment);
+
+}  // namespace aotc

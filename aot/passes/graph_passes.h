@@ -1,0 +1,19 @@
+// The graph passes, in the order the pipeline runs them. Each has its own file.
+//
+//   infer_shapes       types and static shapes of every tensor, from the operator table
+//   fold_constants     nodes whose inputs are all constant become constants
+//   fuse_operators     BatchNormalization into Conv; elementwise operators into the
+//                      kernel that produces their input (bias, activation, chains)
+//   remove_dead_nodes  nodes whose results nobody reads
+#pragma once
+
+#include "aot/graph.h"
+
+namespace aotc {
+
+void infer_shapes(Graph& g);
+void fold_constants(Graph& g);
+void fuse_operators(Graph& g);
+void remove_dead_nodes(Graph& g);
+
+}  // namespace aotc

@@ -1,0 +1,72 @@
+// The compiler pipeline, top to bottom: import, graph passes, lowering, loop-IR passes,
+// memory planning. Code generation (aot/executor_codegen.h) turns its result into files.
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "aot/graph.h"
+#include "aot/memory_planner.h"
+#include "lowering/ir.h"
+#include "lowering/passes/lower_builtin.h"
+#include "targets/target.h"
+
+namespace aotc {
+
+struct CompileOptions {
+  std::string model_path;
+  std::string name = "model";  // C prefix of every symbol
+  Target target;
+  // Passes after which to print the IR ("infer_shapes", "lower", "simplify", ...).
+  std::set<std::string> print_after;
+  bool print_after_all = false;
+  std::ostream* print_stream = nullptr;  // where the printed IR goes
+};
+
+// One call in the generated `<name>_run`.
+struct KernelStep {
+  std::string c_name;
+  ir::PrimFunc func;
+  std::vector<TensorId> args;  // graph tensor bound to each parameter
+  ir::KernelMemory memory;
+};
+
+// Where a tensor's bytes live at run time.
+struct Storage {
+  enum class Kind { kInput, kOutput, kConstant, kArena };
+  Kind kind = Kind::kArena;
+  TensorId tensor = kNoTensor;  // the tensor whose storage this is (the root of a view chain)
+  int64_t offset = 0;           // for kArena
+};
+
+// A view whose bytes cannot be shared with its source (e.g. a graph output that reshapes
+// a graph input) is copied after the step that makes the source.
+struct CopyStep {
+  Storage from;  // where the bytes are
+  TensorId to;   // a graph output
+};
+
+struct CompiledModel {
+  std::string name;
+  Target target;
+  Graph graph;
+  std::vector<KernelStep> kernels;
+  std::vector<CopyStep> copies;             // run after all kernels
+  std::map<TensorId, Storage> storage;      // every tensor a kernel or copy touches
+  Placement arena;                          // activations
+  int64_t scratch_bytes = 0;                // kernels' workspace blocks (LowerBuiltin)
+  int64_t max_stack_bytes = 0;
+};
+
+// Names of the passes, in order, accepted by --print-after.
+const std::vector<std::string>& pass_names();
+
+CompiledModel compile_model(const CompileOptions& options);
+
+// Imports ONNX or TFLite by the file's extension. Throws CompileError.
+Graph import_model(const std::string& path);
+
+}  // namespace aotc

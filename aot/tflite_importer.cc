@@ -1,0 +1,796 @@
+#include "aot/tflite_importer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <vector>
+
+#include "flatbuffers/flatbuffers.h"
+#include "tflite_schema_generated.h"
+
+namespace aotc {
+namespace {
+
+// The largest tensor the importer accepts (1 TiB): far beyond any microcontroller,
+// small enough that element counts times element sizes never overflow int64.
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+
+// Several tensors may share one buffer, and each gets its own copy of the bytes.
+// A hostile file could make a few megabytes expand into terabytes that way; real
+// models share only small buffers, so cap the total at this multiple of the file.
+constexpr uint64_t kMaxConstantBytesPerFileByte = 16;
+
+// The only schema version TFLite has written since 2017 (and all TFLite Micro reads).
+constexpr uint32_t kSchemaVersion = 3;
+
+// Values of TFLite's BuiltinOperator enum that the importer treats specially.
+constexpr int32_t kCustomCode = 32;
+constexpr int32_t kConv2DCode = 3;
+constexpr int32_t kDepthwiseConv2DCode = 4;
+constexpr int32_t kFullyConnectedCode = 9;
+
+[[noreturn]] void fail(const std::string& message) { throw CompileError(message); }
+
+std::string quoted(const std::string& name) { return "'" + name + "'"; }
+
+// ---------------------------------------------------------------------------
+// Operator options -> Node attributes.
+
+// A table of type Options with no fields set, so that its accessors return the
+// schema's defaults. Used when an operator has no options table at all.
+template <typename Options>
+const Options& default_options() {
+  static const flatbuffers::DetachedBuffer empty_table = [] {
+    flatbuffers::FlatBufferBuilder builder;
+    auto start = builder.StartTable();
+    builder.Finish(flatbuffers::Offset<Options>(builder.EndTable(start)));
+    return builder.Release();
+  }();
+  return *flatbuffers::GetRoot<Options>(empty_table.data());
+}
+
+// The operator's options as an Options table; defaults when it has none, an
+// error when it carries a different options type.
+template <typename Options>
+const Options& options_or_default(const tfl::Operator& op) {
+  tfl::BuiltinOptions type = op.builtin_options_type();
+  if (type == tfl::BuiltinOptions_NONE || op.builtin_options() == nullptr) return default_options<Options>();
+  tfl::BuiltinOptions expected = tfl::BuiltinOptionsTraits<Options>::enum_value;
+  if (type != expected) {
+    const char* found = tfl::EnumNameBuiltinOptions(type);
+    fail(std::string("expected ") + tfl::EnumNameBuiltinOptions(expected) + ", found options of type " +
+         (found && *found ? std::string(found) : std::to_string(static_cast<int>(type))));
+  }
+  return *static_cast<const Options*>(op.builtin_options());
+}
+
+// The name flatc generated for an enum value; an error for values the schema
+// does not define (the verifier does not check enum ranges).
+template <typename Enum>
+std::string enum_name(Enum value, const char* (*name_of)(Enum), const char* what) {
+  const char* name = name_of(value);
+  if (name == nullptr || *name == '\0') {
+    fail(std::string("unknown ") + what + " " + std::to_string(static_cast<int>(value)));
+  }
+  return name;
+}
+
+void set_int(Node& node, const char* key, int64_t value) { node.attrs[key] = value; }
+void set_bool(Node& node, const char* key, bool value) { node.attrs[key] = int64_t{value ? 1 : 0}; }
+
+// Window geometry that later passes divide by or loop over: must be >= 1.
+void set_positive(Node& node, const char* key, int64_t value) {
+  if (value < 1) fail(std::string(key) + " must be at least 1, got " + std::to_string(value));
+  node.attrs[key] = value;
+}
+
+void set_ints(Node& node, const char* key, const flatbuffers::Vector<int32_t>* values) {
+  std::vector<int64_t> ints;
+  if (values != nullptr) ints.assign(values->begin(), values->end());
+  node.attrs[key] = std::move(ints);
+}
+
+void set_padding(Node& node, tfl::Padding padding) {
+  node.attrs["padding"] = enum_name(padding, tfl::EnumNamePadding, "padding");
+}
+
+void set_activation(Node& node, tfl::ActivationFunctionType activation) {
+  node.attrs["fused_activation"] = enum_name(activation, tfl::EnumNameActivationFunctionType, "fused activation");
+}
+
+void set_strides(Node& node, int32_t stride_h, int32_t stride_w) {
+  set_positive(node, "stride_h", stride_h);
+  set_positive(node, "stride_w", stride_w);
+}
+
+void set_dilations(Node& node, int32_t dilation_h, int32_t dilation_w) {
+  set_positive(node, "dilation_h", dilation_h);
+  set_positive(node, "dilation_w", dilation_w);
+}
+
+void read_conv2d(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::Conv2DOptions>(op);
+  set_padding(node, o.padding());
+  set_strides(node, o.stride_h(), o.stride_w());
+  set_dilations(node, o.dilation_h_factor(), o.dilation_w_factor());
+  set_activation(node, o.fused_activation_function());
+}
+
+void read_depthwise_conv2d(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::DepthwiseConv2DOptions>(op);
+  set_padding(node, o.padding());
+  set_strides(node, o.stride_h(), o.stride_w());
+  set_dilations(node, o.dilation_h_factor(), o.dilation_w_factor());
+  set_int(node, "depth_multiplier", o.depth_multiplier());
+  set_activation(node, o.fused_activation_function());
+}
+
+void read_transpose_conv(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::TransposeConvOptions>(op);
+  set_padding(node, o.padding());
+  set_strides(node, o.stride_h(), o.stride_w());
+  set_activation(node, o.fused_activation_function());
+}
+
+void read_pool2d(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::Pool2DOptions>(op);
+  set_padding(node, o.padding());
+  set_strides(node, o.stride_h(), o.stride_w());
+  set_positive(node, "filter_h", o.filter_height());
+  set_positive(node, "filter_w", o.filter_width());
+  set_activation(node, o.fused_activation_function());
+}
+
+void read_fully_connected(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::FullyConnectedOptions>(op);
+  // Shuffled weights are a layout private to TFLite's x86 kernels.
+  if (o.weights_format() != tfl::FullyConnectedOptionsWeightsFormat_DEFAULT) {
+    fail("weights format " + std::to_string(static_cast<int>(o.weights_format())) + " is not supported");
+  }
+  set_activation(node, o.fused_activation_function());
+  set_bool(node, "keep_num_dims", o.keep_num_dims());
+}
+
+void read_add(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::AddOptions>(op);
+  set_activation(node, o.fused_activation_function());
+  set_bool(node, "pot_scale_int16", o.pot_scale_int16());
+}
+
+void read_sub(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::SubOptions>(op);
+  set_activation(node, o.fused_activation_function());
+  set_bool(node, "pot_scale_int16", o.pot_scale_int16());
+}
+
+void read_mul(const tfl::Operator& op, Node& node) {
+  set_activation(node, options_or_default<tfl::MulOptions>(op).fused_activation_function());
+}
+
+void read_div(const tfl::Operator& op, Node& node) {
+  set_activation(node, options_or_default<tfl::DivOptions>(op).fused_activation_function());
+}
+
+void read_l2_norm(const tfl::Operator& op, Node& node) {
+  set_activation(node, options_or_default<tfl::L2NormOptions>(op).fused_activation_function());
+}
+
+void read_concatenation(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::ConcatenationOptions>(op);
+  set_int(node, "axis", o.axis());
+  set_activation(node, o.fused_activation_function());
+}
+
+void read_softmax(const tfl::Operator& op, Node& node) {
+  node.attrs["beta"] = static_cast<double>(options_or_default<tfl::SoftmaxOptions>(op).beta());
+}
+
+// new_shape is optional in TFLite (the shape tensor, input 1, wins); only set it
+// when the file has it.
+void read_reshape(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::ReshapeOptions>(op);
+  if (o.new_shape() != nullptr) set_ints(node, "new_shape", o.new_shape());
+}
+
+void read_reducer(const tfl::Operator& op, Node& node) {
+  set_bool(node, "keep_dims", options_or_default<tfl::ReducerOptions>(op).keep_dims());
+}
+
+void read_squeeze(const tfl::Operator& op, Node& node) {
+  set_ints(node, "squeeze_dims", options_or_default<tfl::SqueezeOptions>(op).squeeze_dims());
+}
+
+void read_strided_slice(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::StridedSliceOptions>(op);
+  set_int(node, "begin_mask", o.begin_mask());
+  set_int(node, "end_mask", o.end_mask());
+  set_int(node, "ellipsis_mask", o.ellipsis_mask());
+  set_int(node, "new_axis_mask", o.new_axis_mask());
+  set_int(node, "shrink_axis_mask", o.shrink_axis_mask());
+  set_bool(node, "offset", o.offset());
+}
+
+void read_gather(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::GatherOptions>(op);
+  set_int(node, "axis", o.axis());
+  set_int(node, "batch_dims", o.batch_dims());
+}
+
+void read_split(const tfl::Operator& op, Node& node) {
+  set_int(node, "num_splits", options_or_default<tfl::SplitOptions>(op).num_splits());
+}
+
+void read_split_v(const tfl::Operator& op, Node& node) {
+  set_int(node, "num_splits", options_or_default<tfl::SplitVOptions>(op).num_splits());
+}
+
+void read_pack(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::PackOptions>(op);
+  set_int(node, "values_count", o.values_count());
+  set_int(node, "axis", o.axis());
+}
+
+void read_unpack(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::UnpackOptions>(op);
+  set_int(node, "num", o.num());
+  set_int(node, "axis", o.axis());
+}
+
+void read_space_to_depth(const tfl::Operator& op, Node& node) {
+  set_positive(node, "block_size", options_or_default<tfl::SpaceToDepthOptions>(op).block_size());
+}
+
+void read_depth_to_space(const tfl::Operator& op, Node& node) {
+  set_positive(node, "block_size", options_or_default<tfl::DepthToSpaceOptions>(op).block_size());
+}
+
+void read_resize_bilinear(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::ResizeBilinearOptions>(op);
+  set_bool(node, "align_corners", o.align_corners());
+  set_bool(node, "half_pixel_centers", o.half_pixel_centers());
+}
+
+void read_resize_nearest(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::ResizeNearestNeighborOptions>(op);
+  set_bool(node, "align_corners", o.align_corners());
+  set_bool(node, "half_pixel_centers", o.half_pixel_centers());
+}
+
+void read_leaky_relu(const tfl::Operator& op, Node& node) {
+  node.attrs["alpha"] = static_cast<double>(options_or_default<tfl::LeakyReluOptions>(op).alpha());
+}
+
+void read_mirror_pad(const tfl::Operator& op, Node& node) {
+  node.attrs["mode"] = enum_name(options_or_default<tfl::MirrorPadOptions>(op).mode(), tfl::EnumNameMirrorPadMode,
+                                 "mirror pad mode");
+}
+
+void read_batch_matmul(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::BatchMatMulOptions>(op);
+  set_bool(node, "adj_x", o.adj_x());
+  set_bool(node, "adj_y", o.adj_y());
+}
+
+void read_gelu(const tfl::Operator& op, Node& node) {
+  set_bool(node, "approximate", options_or_default<tfl::GeluOptions>(op).approximate());
+}
+
+// ---------------------------------------------------------------------------
+// The builtin operators aotc imports, by TFLite BuiltinOperator value.
+
+using OptionsReader = void (*)(const tfl::Operator& op, Node& node);
+
+struct BuiltinOperatorInfo {
+  int32_t code;
+  const char* name;
+  OptionsReader read_options;  // nullptr: the operator has no options aotc needs
+};
+
+const BuiltinOperatorInfo kBuiltinOperators[] = {
+    {0, "ADD", read_add},
+    {1, "AVERAGE_POOL_2D", read_pool2d},
+    {2, "CONCATENATION", read_concatenation},
+    {3, "CONV_2D", read_conv2d},
+    {4, "DEPTHWISE_CONV_2D", read_depthwise_conv2d},
+    {5, "DEPTH_TO_SPACE", read_depth_to_space},
+    {6, "DEQUANTIZE", nullptr},
+    {8, "FLOOR", nullptr},
+    {9, "FULLY_CONNECTED", read_fully_connected},
+    {11, "L2_NORMALIZATION", read_l2_norm},
+    {12, "L2_POOL_2D", read_pool2d},
+    {14, "LOGISTIC", nullptr},
+    {17, "MAX_POOL_2D", read_pool2d},
+    {18, "MUL", read_mul},
+    {19, "RELU", nullptr},
+    {20, "RELU_N1_TO_1", nullptr},
+    {21, "RELU6", nullptr},
+    {22, "RESHAPE", read_reshape},
+    {23, "RESIZE_BILINEAR", read_resize_bilinear},
+    {25, "SOFTMAX", read_softmax},
+    {26, "SPACE_TO_DEPTH", read_space_to_depth},
+    {28, "TANH", nullptr},
+    {34, "PAD", nullptr},
+    {36, "GATHER", read_gather},
+    {39, "TRANSPOSE", nullptr},
+    {40, "MEAN", read_reducer},
+    {41, "SUB", read_sub},
+    {42, "DIV", read_div},
+    {43, "SQUEEZE", read_squeeze},
+    {45, "STRIDED_SLICE", read_strided_slice},
+    {47, "EXP", nullptr},
+    {49, "SPLIT", read_split},
+    {50, "LOG_SOFTMAX", nullptr},
+    {53, "CAST", nullptr},
+    {54, "PRELU", nullptr},
+    {55, "MAXIMUM", nullptr},
+    {56, "ARG_MAX", nullptr},
+    {57, "MINIMUM", nullptr},
+    {58, "LESS", nullptr},
+    {59, "NEG", nullptr},
+    {60, "PADV2", nullptr},
+    {61, "GREATER", nullptr},
+    {62, "GREATER_EQUAL", nullptr},
+    {63, "LESS_EQUAL", nullptr},
+    {64, "SELECT", nullptr},
+    {65, "SLICE", nullptr},
+    {66, "SIN", nullptr},
+    {67, "TRANSPOSE_CONV", read_transpose_conv},
+    {69, "TILE", nullptr},
+    {70, "EXPAND_DIMS", nullptr},
+    {71, "EQUAL", nullptr},
+    {72, "NOT_EQUAL", nullptr},
+    {73, "LOG", nullptr},
+    {74, "SUM", read_reducer},
+    {75, "SQRT", nullptr},
+    {76, "RSQRT", nullptr},
+    {78, "POW", nullptr},
+    {79, "ARG_MIN", nullptr},
+    {81, "REDUCE_PROD", read_reducer},
+    {82, "REDUCE_MAX", read_reducer},
+    {83, "PACK", read_pack},
+    {84, "LOGICAL_OR", nullptr},
+    {86, "LOGICAL_AND", nullptr},
+    {87, "LOGICAL_NOT", nullptr},
+    {88, "UNPACK", read_unpack},
+    {89, "REDUCE_MIN", read_reducer},
+    {90, "FLOOR_DIV", nullptr},
+    {92, "SQUARE", nullptr},
+    {95, "FLOOR_MOD", nullptr},
+    {97, "RESIZE_NEAREST_NEIGHBOR", read_resize_nearest},
+    {98, "LEAKY_RELU", read_leaky_relu},
+    {99, "SQUARED_DIFFERENCE", nullptr},
+    {100, "MIRROR_PAD", read_mirror_pad},
+    {101, "ABS", nullptr},
+    {102, "SPLIT_V", read_split_v},
+    {104, "CEIL", nullptr},
+    {106, "ADD_N", nullptr},
+    {108, "COS", nullptr},
+    {111, "ELU", nullptr},
+    {114, "QUANTIZE", nullptr},
+    {116, "ROUND", nullptr},
+    {117, "HARD_SWISH", nullptr},
+    {123, "SELECT_V2", nullptr},
+    {126, "BATCH_MATMUL", read_batch_matmul},
+    {130, "BROADCAST_TO", nullptr},
+    {150, "GELU", read_gelu},
+};
+
+// Operators that run another subgraph. Named so the error can say why.
+const BuiltinOperatorInfo kSubgraphOperators[] = {
+    {31, "CALL", nullptr},
+    {118, "IF", nullptr},
+    {119, "WHILE", nullptr},
+    {129, "CALL_ONCE", nullptr},
+};
+
+template <size_t N>
+const BuiltinOperatorInfo* find_operator(const BuiltinOperatorInfo (&table)[N], int32_t code) {
+  for (const BuiltinOperatorInfo& info : table)
+    if (info.code == code) return &info;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Tensors.
+
+bool to_data_type(tfl::TensorType type, DataType* out) {
+  switch (type) {
+    case tfl::TensorType_FLOAT32: *out = DataType::Float32(); return true;
+    case tfl::TensorType_INT8: *out = DataType::Int(8); return true;
+    case tfl::TensorType_UINT8: *out = DataType::UInt(8); return true;
+    case tfl::TensorType_INT16: *out = DataType::Int(16); return true;
+    case tfl::TensorType_INT32: *out = DataType::Int(32); return true;
+    case tfl::TensorType_INT64: *out = DataType::Int(64); return true;
+    case tfl::TensorType_BOOL: *out = DataType::Bool(); return true;
+    default: return false;
+  }
+}
+
+std::string tensor_type_name(tfl::TensorType type) {
+  const char* name = tfl::EnumNameTensorType(type);
+  return name != nullptr && *name != '\0' ? name : "type " + std::to_string(static_cast<int>(type));
+}
+
+template <typename T>
+std::string list_str(const flatbuffers::Vector<T>& values) {
+  std::vector<int64_t> ints(values.begin(), values.end());
+  return shape_str(ints);
+}
+
+// Whether a zero point is representable in the tensor's element type; only the
+// narrow types are checked (int32 biases use 0, wider types are never quantized).
+bool zero_point_fits(DataType dtype, int64_t zero_point) {
+  if (dtype == DataType::Int(8)) return zero_point >= -128 && zero_point <= 127;
+  if (dtype == DataType::UInt(8)) return zero_point >= 0 && zero_point <= 255;
+  if (dtype == DataType::Int(16)) return zero_point >= -32768 && zero_point <= 32767;
+  return true;
+}
+
+class TfliteImporter {
+ public:
+  TfliteImporter(const uint8_t* bytes, size_t size) : bytes_(bytes), size_(size) {}
+  Graph run();
+
+ private:
+  void verify_flatbuffer();
+  const tfl::SubGraph& main_subgraph() const;
+
+  void import_tensors(const tfl::SubGraph& subgraph);
+  Tensor import_tensor(const tfl::Tensor& tensor, int index);
+  DataType import_dtype(const tfl::Tensor& tensor, const std::string& label) const;
+  std::vector<int64_t> import_shape(const tfl::Tensor& tensor, const std::string& label) const;
+  void check_size_limit(const Tensor& tensor, const std::string& label) const;
+  std::optional<std::vector<uint8_t>> import_data(const tfl::Tensor& tensor, const Tensor& result,
+                                                  const std::string& label);
+  Quantization import_quantization(const tfl::Tensor& tensor, const Tensor& result, const std::string& label) const;
+  void check_per_channel(const tfl::QuantizationParameters& params, const Tensor& result,
+                         const std::string& label) const;
+
+  void import_operators(const tfl::SubGraph& subgraph);
+  int32_t builtin_code(const tfl::Operator& op, int index) const;
+  const BuiltinOperatorInfo& operator_info(int32_t code, int index) const;
+  Node import_operator(const tfl::Operator& op, int index) const;
+  void check_not_hybrid(const Node& node, int32_t code, const std::string& label) const;
+
+  std::vector<TensorId> tensor_ids(const flatbuffers::Vector<int32_t>* ids, bool allow_omitted,
+                                   const std::string& what) const;
+  void check_execution_order() const;
+
+  const uint8_t* bytes_;
+  size_t size_;
+  const tfl::Model* model_ = nullptr;
+  uint64_t constant_bytes_ = 0;  // copied into Tensor::data so far
+  Graph graph_;
+};
+
+Graph TfliteImporter::run() {
+  verify_flatbuffer();
+  model_ = tfl::GetModel(bytes_);
+  if (model_->version() != kSchemaVersion) {
+    fail("unsupported TFLite schema version " + std::to_string(model_->version()) + " (aotc reads version " +
+         std::to_string(kSchemaVersion) + ")");
+  }
+  const tfl::SubGraph& subgraph = main_subgraph();
+  graph_.source_format = "tflite";
+  import_tensors(subgraph);
+  graph_.inputs = tensor_ids(subgraph.inputs(), false, "subgraph input");
+  graph_.outputs = tensor_ids(subgraph.outputs(), false, "subgraph output");
+  import_operators(subgraph);
+  check_execution_order();
+  return std::move(graph_);
+}
+
+// After this, every offset in the flatbuffer part of the file is known to stay
+// inside the file, so the generated accessors are safe to use.
+void TfliteImporter::verify_flatbuffer() {
+  // The verifier cannot address more than 2 GB; data past that is only reachable
+  // through Buffer.offset, which import_data() checks itself.
+  size_t flatbuffer_size = std::min<size_t>(size_, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+  flatbuffers::Verifier verifier(bytes_, flatbuffer_size);
+  if (size_ < 8 || !tfl::VerifyModelBuffer(verifier)) {
+    fail("not a valid TFLite model (flatbuffer verification failed)");
+  }
+}
+
+const tfl::SubGraph& TfliteImporter::main_subgraph() const {
+  if (model_->subgraphs() == nullptr || model_->subgraphs()->size() == 0) fail("the model has no subgraphs");
+  return *model_->subgraphs()->Get(0);
+}
+
+void TfliteImporter::import_tensors(const tfl::SubGraph& subgraph) {
+  if (subgraph.tensors() == nullptr) return;
+  for (flatbuffers::uoffset_t i = 0; i < subgraph.tensors()->size(); ++i) {
+    graph_.add_tensor(import_tensor(*subgraph.tensors()->Get(i), static_cast<int>(i)));
+  }
+}
+
+Tensor TfliteImporter::import_tensor(const tfl::Tensor& tensor, int index) {
+  Tensor result;
+  result.name = tensor.name() != nullptr && tensor.name()->size() != 0 ? tensor.name()->str()
+                                                                       : "tensor_" + std::to_string(index);
+  std::string label = "tensor " + quoted(result.name);
+  if (tensor.is_variable()) fail(label + ": variable tensors are not supported");
+  if (tensor.sparsity() != nullptr) fail(label + ": sparse tensors are not supported");
+  result.dtype = import_dtype(tensor, label);
+  result.shape = import_shape(tensor, label);
+  result.shape_known = true;
+  check_size_limit(result, label);
+  result.data = import_data(tensor, result, label);
+  result.quant = import_quantization(tensor, result, label);
+  return result;
+}
+
+DataType TfliteImporter::import_dtype(const tfl::Tensor& tensor, const std::string& label) const {
+  DataType dtype;
+  if (!to_data_type(tensor.type(), &dtype)) {
+    fail(label + ": element type " + tensor_type_name(tensor.type()) + " is not supported");
+  }
+  return dtype;
+}
+
+// `shape` holds the sizes to use; `shape_signature` tells which of them were only
+// placeholders at conversion time (-1). An unknown batch size is what every Keras
+// model has, and its placeholder (normally 1) is the size TFLite itself runs with;
+// any other unknown dimension makes the model genuinely dynamic.
+std::vector<int64_t> TfliteImporter::import_shape(const tfl::Tensor& tensor, const std::string& label) const {
+  std::vector<int64_t> shape;
+  if (tensor.shape() != nullptr) shape.assign(tensor.shape()->begin(), tensor.shape()->end());
+  for (int64_t dim : shape)
+    if (dim < 0) fail(label + ": dynamic shape " + shape_str(shape) + " is not supported");
+  const auto* signature = tensor.shape_signature();
+  if (signature == nullptr || signature->size() == 0) return shape;
+  if (signature->size() != shape.size()) {
+    fail(label + ": shape_signature " + list_str(*signature) + " does not match shape " + shape_str(shape));
+  }
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t dim = signature->Get(static_cast<flatbuffers::uoffset_t>(d));
+    if (dim == -1 && d == 0) continue;
+    if (dim == -1) fail(label + ": dynamic shape " + list_str(*signature) + " is not supported");
+    if (dim != shape[d]) {
+      fail(label + ": shape_signature " + list_str(*signature) + " does not match shape " + shape_str(shape));
+    }
+  }
+  return shape;
+}
+
+void TfliteImporter::check_size_limit(const Tensor& tensor, const std::string& label) const {
+  int64_t bytes = tensor.dtype.bytes();
+  for (int64_t dim : tensor.shape) {
+    if (dim != 0 && bytes > kMaxTensorBytes / dim) fail(label + ": shape " + shape_str(tensor.shape) + " is too large");
+    bytes *= dim;
+  }
+}
+
+// A tensor is constant when its buffer holds bytes, either inside the flatbuffer
+// (`data`) or, for files over 2 GB, at `offset` from the start of the file.
+std::optional<std::vector<uint8_t>> TfliteImporter::import_data(const tfl::Tensor& tensor, const Tensor& result,
+                                                                const std::string& label) {
+  uint32_t index = tensor.buffer();
+  uint32_t num_buffers = model_->buffers() != nullptr ? model_->buffers()->size() : 0;
+  if (index == 0 && num_buffers == 0) return std::nullopt;  // buffer 0 means "none"
+  if (index >= num_buffers) {
+    fail(label + ": buffer index " + std::to_string(index) + " is out of range (the model has " +
+         std::to_string(num_buffers) + " buffers)");
+  }
+  const tfl::Buffer& buffer = *model_->buffers()->Get(index);
+  const uint8_t* begin = nullptr;
+  uint64_t size = 0;
+  if (buffer.offset() > 1) {
+    if (buffer.offset() > size_ || buffer.size() > size_ - buffer.offset()) {
+      fail(label + ": buffer " + std::to_string(index) + " (offset " + std::to_string(buffer.offset()) + ", size " +
+           std::to_string(buffer.size()) + ") lies outside the file (" + std::to_string(size_) + " bytes)");
+    }
+    begin = bytes_ + buffer.offset();
+    size = buffer.size();
+  } else if (buffer.data() != nullptr) {
+    begin = buffer.data()->data();
+    size = buffer.data()->size();
+  }
+  if (size == 0) return std::nullopt;
+  if (size != static_cast<uint64_t>(result.size_bytes())) {
+    fail(label + ": buffer " + std::to_string(index) + " holds " + std::to_string(size) + " bytes, but " +
+         result.dtype.str() + " " + shape_str(result.shape) + " needs " + std::to_string(result.size_bytes()));
+  }
+  constant_bytes_ += size;
+  if (constant_bytes_ / kMaxConstantBytesPerFileByte > size_) {
+    fail(label + ": the constants add up to more than " + std::to_string(kMaxConstantBytesPerFileByte) +
+         " times the file size (too many tensors share buffers)");
+  }
+  return std::vector<uint8_t>(begin, begin + size);
+}
+
+Quantization TfliteImporter::import_quantization(const tfl::Tensor& tensor, const Tensor& result,
+                                                 const std::string& label) const {
+  Quantization quant;
+  const tfl::QuantizationParameters* params = tensor.quantization();
+  if (params == nullptr) return quant;
+  if (params->details_type() != tfl::QuantizationDetails_NONE) fail(label + ": custom quantization is not supported");
+  // TFLite writes quantization tables holding only min/max (or nothing) for
+  // float tensors: without scales the tensor is not quantized.
+  if (params->scale() == nullptr || params->scale()->size() == 0) return quant;
+  const auto& scales = *params->scale();
+  for (float scale : scales) {
+    if (!std::isfinite(scale) || scale < 0) fail(label + ": invalid quantization scale " + std::to_string(scale));
+  }
+  size_t num_zero_points = params->zero_point() != nullptr ? params->zero_point()->size() : 0;
+  if (num_zero_points != 1 && num_zero_points != scales.size()) {
+    fail(label + ": " + std::to_string(scales.size()) + " quantization scales but " +
+         std::to_string(num_zero_points) + " zero points");
+  }
+  for (int64_t zero_point : *params->zero_point()) {
+    if (!zero_point_fits(result.dtype, zero_point)) {
+      fail(label + ": zero point " + std::to_string(zero_point) + " does not fit in " + result.dtype.str());
+    }
+  }
+  if (scales.size() > 1) check_per_channel(*params, result, label);
+  quant.scale.assign(scales.begin(), scales.end());
+  quant.zero_point.assign(params->zero_point()->begin(), params->zero_point()->end());
+  int64_t shared_zero_point = quant.zero_point[0];
+  quant.zero_point.resize(scales.size(), shared_zero_point);
+  quant.axis = scales.size() > 1 ? params->quantized_dimension() : -1;
+  return quant;
+}
+
+void TfliteImporter::check_per_channel(const tfl::QuantizationParameters& params, const Tensor& result,
+                                       const std::string& label) const {
+  int32_t axis = params.quantized_dimension();
+  size_t num_scales = params.scale()->size();
+  if (axis < 0 || static_cast<size_t>(axis) >= result.shape.size()) {
+    fail(label + ": quantized_dimension " + std::to_string(axis) + " is out of range for shape " +
+         shape_str(result.shape));
+  }
+  if (result.shape[static_cast<size_t>(axis)] != static_cast<int64_t>(num_scales)) {
+    fail(label + ": per-channel quantization has " + std::to_string(num_scales) + " scales, but dimension " +
+         std::to_string(axis) + " of shape " + shape_str(result.shape) + " has size " +
+         std::to_string(result.shape[static_cast<size_t>(axis)]));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Operators.
+
+void TfliteImporter::import_operators(const tfl::SubGraph& subgraph) {
+  if (subgraph.operators() == nullptr) return;
+  for (flatbuffers::uoffset_t i = 0; i < subgraph.operators()->size(); ++i) {
+    graph_.nodes.push_back(import_operator(*subgraph.operators()->Get(i), static_cast<int>(i)));
+  }
+}
+
+// Files written before TFLite had 127 operators carry the code only in the
+// one-byte deprecated field; newer ones set both, or put 127 ("look in the
+// other field") in the old one. The larger of the two is right in all cases.
+int32_t TfliteImporter::builtin_code(const tfl::Operator& op, int index) const {
+  uint32_t num_codes = model_->operator_codes() != nullptr ? model_->operator_codes()->size() : 0;
+  if (op.opcode_index() >= num_codes) {
+    fail("operator " + std::to_string(index) + ": opcode index " + std::to_string(op.opcode_index()) +
+         " is out of range (the model has " + std::to_string(num_codes) + " operator codes)");
+  }
+  const tfl::OperatorCode& opcode = *model_->operator_codes()->Get(op.opcode_index());
+  int32_t code = std::max<int32_t>(opcode.builtin_code(), opcode.deprecated_builtin_code());
+  if (code == kCustomCode) {
+    std::string custom = opcode.custom_code() != nullptr ? opcode.custom_code()->str() : "";
+    fail("operator " + std::to_string(index) + ": custom operator " + quoted(custom) + " is not supported");
+  }
+  return code;
+}
+
+const BuiltinOperatorInfo& TfliteImporter::operator_info(int32_t code, int index) const {
+  if (const BuiltinOperatorInfo* info = find_operator(kBuiltinOperators, code)) return *info;
+  if (const BuiltinOperatorInfo* info = find_operator(kSubgraphOperators, code)) {
+    fail("operator " + std::to_string(index) + " (tfl." + info->name +
+         "): operators that run other subgraphs are not supported (aotc imports subgraph 0 only)");
+  }
+  fail("operator " + std::to_string(index) + ": unknown TFLite operator code " + std::to_string(code));
+}
+
+Node TfliteImporter::import_operator(const tfl::Operator& op, int index) const {
+  int32_t code = builtin_code(op, index);
+  const BuiltinOperatorInfo& info = operator_info(code, index);
+  Node node;
+  node.op = std::string("tfl.") + info.name;
+  std::string label = "operator " + std::to_string(index) + " (" + node.op + ")";
+  node.inputs = tensor_ids(op.inputs(), true, label + ": input");
+  node.outputs = tensor_ids(op.outputs(), false, label + ": output");
+  if (node.outputs.empty()) fail(label + ": has no outputs");
+  node.name = graph_.tensor(node.outputs[0]).name;
+  if (info.read_options != nullptr) {
+    try {
+      info.read_options(op, node);
+    } catch (const CompileError& e) {
+      fail(label + ": " + e.what());
+    }
+  }
+  check_not_hybrid(node, code, label);
+  return node;
+}
+
+// TFLite's "hybrid" kernels quantize float activations on the fly to multiply them
+// with int8 weights; their exact rounding is kernel-specific, so aotc refuses them
+// rather than produce different numbers.
+void TfliteImporter::check_not_hybrid(const Node& node, int32_t code, const std::string& label) const {
+  if (code != kConv2DCode && code != kDepthwiseConv2DCode && code != kFullyConnectedCode) return;
+  TensorId input = node.input(0);
+  TensorId weights = node.input(1);
+  if (input == kNoTensor || weights == kNoTensor) return;
+  DataType weights_dtype = graph_.tensor(weights).dtype;
+  bool int8_weights = weights_dtype == DataType::Int(8) || weights_dtype == DataType::UInt(8);
+  if (graph_.tensor(input).dtype.is_float() && int8_weights) {
+    fail(label + ": hybrid models (float activations with int8 weights) are not supported");
+  }
+}
+
+std::vector<TensorId> TfliteImporter::tensor_ids(const flatbuffers::Vector<int32_t>* ids, bool allow_omitted,
+                                                 const std::string& what) const {
+  std::vector<TensorId> result;
+  if (ids == nullptr) return result;
+  for (int32_t id : *ids) {
+    if (id == -1 && allow_omitted) {
+      result.push_back(kNoTensor);
+    } else if (id < 0 || static_cast<size_t>(id) >= graph_.tensors.size()) {
+      fail(what + " refers to tensor " + std::to_string(id) + ", but the subgraph has " +
+           std::to_string(graph_.tensors.size()) + " tensors");
+    } else {
+      result.push_back(id);
+    }
+  }
+  return result;
+}
+
+// Later passes rely on nodes being in execution order and on every tensor having
+// one producer; TFLite promises both, this makes sure the file keeps the promise.
+void TfliteImporter::check_execution_order() const {
+  std::vector<bool> available(graph_.tensors.size(), false);
+  for (TensorId id : graph_.inputs) available[static_cast<size_t>(id)] = true;
+  for (size_t id = 0; id < graph_.tensors.size(); ++id)
+    if (graph_.tensors[id].is_constant()) available[id] = true;
+  for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+    const Node& node = graph_.nodes[n];
+    std::string label = "operator " + std::to_string(n) + " (" + node.op + ")";
+    for (TensorId id : node.inputs) {
+      if (id != kNoTensor && !available[static_cast<size_t>(id)]) {
+        fail(label + ": reads tensor " + quoted(graph_.tensor(id).name) + " before anything writes it");
+      }
+    }
+    for (TensorId id : node.outputs) {
+      if (available[static_cast<size_t>(id)]) {
+        fail(label + ": writes tensor " + quoted(graph_.tensor(id).name) +
+             ", which is a constant, a graph input or already written");
+      }
+      available[static_cast<size_t>(id)] = true;
+    }
+  }
+  for (TensorId id : graph_.outputs) {
+    if (!available[static_cast<size_t>(id)]) {
+      fail("graph output " + quoted(graph_.tensor(id).name) + " is never written");
+    }
+  }
+}
+
+std::vector<uint8_t> read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw CompileError(path + ": cannot read file");
+  return bytes;
+}
+
+}  // namespace
+
+Graph import_tflite_bytes(const uint8_t* bytes, size_t size, const std::string& source_name) {
+  try {
+    return TfliteImporter(bytes, size).run();
+  } catch (const CompileError& e) {
+    throw CompileError(source_name + ": " + e.what());
+  }
+}
+
+Graph import_tflite(const std::string& path) {
+  std::vector<uint8_t> bytes = read_whole_file(path);
+  return import_tflite_bytes(bytes.data(), bytes.size(), path);
+}
+
+}  // namespace aotc

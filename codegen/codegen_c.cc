@@ -1,0 +1,290 @@
+#include "codegen/codegen_c.h"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "lowering/builtins.h"
+#include "lowering/ir_functor.h"
+#include "lowering/ir_printer.h"
+#include "lowering/passes/simplify.h"
+
+namespace aotc {
+
+using namespace ir;  // NOLINT: this file is all about the IR
+
+std::string c_float_literal(double v, DataType t) {
+  std::string suffix = t.bits == 32 ? "f" : "";
+  if (std::isnan(v)) return "NAN";
+  if (std::isinf(v)) return v > 0 ? "INFINITY" : "(-INFINITY)";
+  std::string s = float_literal(v, t);
+  if (s[0] == '-') return "(" + s + suffix + ")";
+  return s + suffix;
+}
+
+std::string c_int_literal(int64_t v, DataType t) {
+  if (t.bits == 64) return t.is_uint() ? "UINT64_C(" + std::to_string(v) + ")" : "INT64_C(" + std::to_string(v) + ")";
+  if (v == INT32_MIN) return "(-2147483647 - 1)";
+  if (v < 0) return "(" + std::to_string(v) + ")";
+  return std::to_string(v) + (t.is_uint() && t.bits == 32 ? "u" : "");
+}
+
+std::string c_identifier(const std::string& name) {
+  static const std::set<std::string> kReserved = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool",
+      "NULL", "main", "inputs", "outputs", "status"};
+  std::string s;
+  for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t_" + s;
+  if (kReserved.count(s)) s += "_";
+  return s;
+}
+
+std::string CFileContext::helper_definitions() const {
+  std::ostringstream os;
+  for (const std::string& h : helpers) {
+    // h is "min_<ctype>" or "max_<ctype>" with a suffix naming the type.
+    bool is_min = h.rfind("aotc_min", 0) == 0;
+    std::string type = h.substr(h.find(':') + 1);
+    std::string name = h.substr(0, h.find(':'));
+    os << "static inline " << type << " " << name << "(" << type << " a, " << type << " b) { return a "
+       << (is_min ? "<" : ">") << " b ? a : b; }\n";
+  }
+  return os.str();
+}
+
+namespace {
+
+// Which buffers a function writes: the rest of its parameters become `const`.
+class StoreCollector : public IRVisitor {
+ public:
+  std::set<const VarNode*> stored;
+  std::set<const VarNode*> used;
+
+ protected:
+  void visit_store(const StoreNode* op) override {
+    stored.insert(op->buffer->data.get());
+    used.insert(op->buffer->data.get());
+    IRVisitor::visit_store(op);
+  }
+  void visit_load(const LoadNode* op) override {
+    used.insert(op->buffer->data.get());
+    IRVisitor::visit_load(op);
+  }
+};
+
+std::string type_suffix(DataType t) {
+  return t.is_float() ? (t.bits == 32 ? "f32" : "f64") : (t.is_uint() ? "u" : "i") + std::to_string(t.bits);
+}
+
+class CEmitter {
+ public:
+  explicit CEmitter(CFileContext* ctx) : ctx_(ctx) {}
+
+  std::string function(const PrimFunc& f, const std::string& c_name) {
+    StoreCollector sc;
+    sc.visit(f.body);
+    std::ostringstream head;
+    head << "/* " << f.name << ": " << (f.attrs.count("source_node") ? f.attrs.at("source_node") : "");
+    if (f.attrs.count("fused")) head << ", fused with " << f.attrs.at("fused");
+    head << " */\n";
+    head << "static int32_t " << c_name << "(";
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      const Buffer& b = f.params[i];
+      bool is_const = !sc.stored.count(b->data.get());
+      head << (i ? ", " : "") << (is_const ? "const " : "") << b->dtype.c_type() << "* " << declare(b->data.get(), b->name);
+    }
+    if (f.params.empty()) head << "void";
+    head << ") {\n";
+    for (const Buffer& b : f.params)
+      if (!sc.used.count(b->data.get())) os_ << "  (void)" << names_[b->data.get()] << ";\n";
+    stmt(f.body, 1);
+    os_ << "  return 0;\n}\n";
+    return head.str() + os_.str();
+  }
+
+ private:
+  std::string declare(const VarNode* v, const std::string& hint) {
+    std::string base = c_identifier(hint);
+    std::string name = base;
+    for (int k = 1; taken_.count(name); ++k) name = base + "_" + std::to_string(k);
+    taken_.insert(name);
+    names_[v] = name;
+    return name;
+  }
+
+  const std::string& name_of(const VarNode* v) {
+    auto it = names_.find(v);
+    if (it == names_.end()) throw std::logic_error("C codegen: variable '" + v->name + "' used before declaration");
+    return it->second;
+  }
+
+  std::string helper(const char* kind, DataType t) {
+    std::string name = std::string("aotc_") + kind + "_" + type_suffix(t);
+    ctx_->helpers.insert(name + ":" + t.c_type());
+    return name;
+  }
+
+  // Row-major flattening: ((i0 * d1 + i1) * d2 + i2) ...
+  std::string access(const Buffer& b, const std::vector<Expr>& indices) {
+    const std::string& name = name_of(b->data.get());
+    if (scalars_.count(b->data.get())) return name;
+    Expr flat = 0;
+    for (size_t i = 0; i < indices.size(); ++i) flat = flat * make_int(b->shape[i]) + indices[i];
+    return name + "[" + expr(simplify(flat), false) + "]";
+  }
+
+  // Prints an expression; `paren` wraps compound results in parentheses.
+  std::string expr(const Expr& e, bool paren = true) {
+    auto wrap = [paren](const std::string& s) { return paren ? "(" + s + ")" : s; };
+    switch (e->kind) {
+      case ExprKind::kIntImm: {
+        auto* op = e.as<IntImmNode>();
+        return c_int_literal(op->value, op->dtype);
+      }
+      case ExprKind::kFloatImm: {
+        auto* op = e.as<FloatImmNode>();
+        return c_float_literal(op->value, op->dtype);
+      }
+      case ExprKind::kVar: return name_of(e.as<VarNode>());
+      case ExprKind::kBinary: {
+        auto* op = e.as<BinaryNode>();
+        if (op->op == BinaryOp::kMin || op->op == BinaryOp::kMax)
+          return helper(op->op == BinaryOp::kMin ? "min" : "max", op->dtype) + "(" + expr(op->a, false) + ", " +
+                 expr(op->b, false) + ")";
+        static const std::map<BinaryOp, const char*> kSym = {
+            {BinaryOp::kAdd, "+"}, {BinaryOp::kSub, "-"}, {BinaryOp::kMul, "*"}, {BinaryOp::kDiv, "/"},
+            {BinaryOp::kMod, "%"}, {BinaryOp::kEQ, "=="}, {BinaryOp::kNE, "!="}, {BinaryOp::kLT, "<"},
+            {BinaryOp::kLE, "<="}, {BinaryOp::kGT, ">"},  {BinaryOp::kGE, ">="}, {BinaryOp::kAnd, "&&"},
+            {BinaryOp::kOr, "||"}};
+        return wrap(expr(op->a) + " " + kSym.at(op->op) + " " + expr(op->b));
+      }
+      case ExprKind::kUnary: {
+        auto* op = e.as<UnaryNode>();
+        return wrap(std::string(op->op == UnaryOp::kNeg ? "-" : "!") + expr(op->a));
+      }
+      case ExprKind::kSelect: {
+        auto* op = e.as<SelectNode>();
+        return wrap(expr(op->cond) + " ? " + expr(op->true_value) + " : " + expr(op->false_value));
+      }
+      case ExprKind::kCast: {
+        auto* op = e.as<CastNode>();
+        return wrap("(" + op->dtype.c_type() + ")" + expr(op->value));
+      }
+      case ExprKind::kLoad: {
+        auto* op = e.as<LoadNode>();
+        return access(op->buffer, op->indices);
+      }
+      case ExprKind::kCall: return call_expr(e.as<CallNode>());
+    }
+    return "?";
+  }
+
+  std::string call_expr(const CallNode* op) {
+    if (op->name == builtin::kIsNull) return "(" + expr(op->args[0]) + " == NULL)";
+    if (op->name == builtin::kWorkspaceAlloc)
+      return "(" + op->dtype.c_type() + "*)" + op->name + "(" + ctx_->workspace_allocator + ", " + expr(op->args[0], false) + ")";
+    if (op->name == builtin::kWorkspaceFree)
+      return op->name + "(" + ctx_->workspace_allocator + ", " + expr(op->args[0], false) + ")";
+    if (op->args.empty()) return op->name;  // a named constant (error codes)
+    std::string s = op->name + "(";
+    for (size_t i = 0; i < op->args.size(); ++i) s += (i ? ", " : "") + expr(op->args[i], false);
+    return s + ")";
+  }
+
+  void stmt(const Stmt& s, int indent) {
+    if (!s) return;
+    std::string pad(indent * 2, ' ');
+    switch (s->kind) {
+      case StmtKind::kStore: {
+        auto* op = s.as<StoreNode>();
+        os_ << pad << access(op->buffer, op->indices) << " = " << expr(op->value, false) << ";\n";
+        break;
+      }
+      case StmtKind::kFor: {
+        auto* op = s.as<ForNode>();
+        std::string v = declare(op->var.get(), op->var->name);
+        Expr end = simplify(op->min + op->extent);
+        os_ << pad << "for (int32_t " << v << " = " << expr(op->min, false) << "; " << v << " < " << expr(end, false)
+            << "; ++" << v << ") {\n";
+        stmt(op->body, indent + 1);
+        os_ << pad << "}\n";
+        release(op->var.get());
+        break;
+      }
+      case StmtKind::kIf: {
+        auto* op = s.as<IfNode>();
+        os_ << pad << "if (" << expr(op->cond, false) << ") {\n";
+        stmt(op->then_case, indent + 1);
+        if (op->else_case) {
+          os_ << pad << "} else {\n";
+          stmt(op->else_case, indent + 1);
+        }
+        os_ << pad << "}\n";
+        break;
+      }
+      case StmtKind::kAllocate: {
+        auto* op = s.as<AllocateNode>();
+        const Buffer& b = op->buffer;
+        if (b->scope != "local" && b->scope != "stack")
+          throw std::logic_error("C codegen: buffer '" + b->name + "' still has scope '" + b->scope + "' (LowerBuiltin not run)");
+        os_ << pad << "{\n";
+        std::string name = declare(b->data.get(), b->name);
+        if (b->scope == "local" && b->num_elements() == 1) {
+          scalars_.insert(b->data.get());
+          os_ << pad << "  " << b->dtype.c_type() << " " << name << ";\n";
+        } else {
+          os_ << pad << "  " << b->dtype.c_type() << " " << name << "[" << b->num_elements() << "];\n";
+        }
+        stmt(op->body, indent + 1);
+        os_ << pad << "}\n";
+        release(b->data.get());
+        break;
+      }
+      case StmtKind::kSeq:
+        for (auto& st : s.as<SeqNode>()->stmts) stmt(st, indent);
+        break;
+      case StmtKind::kLet: {
+        auto* op = s.as<LetNode>();
+        std::string value = expr(op->value, false);
+        os_ << pad << "{\n";
+        std::string name = declare(op->var.get(), op->var->name);
+        if (op->var->is_handle) {
+          os_ << pad << "  " << op->var->dtype.c_type() << "* const " << name << " = " << value << ";\n";
+        } else {
+          os_ << pad << "  const " << op->var->dtype.c_type() << " " << name << " = " << value << ";\n";
+        }
+        stmt(op->body, indent + 1);
+        os_ << pad << "}\n";
+        release(op->var.get());
+        break;
+      }
+      case StmtKind::kEvaluate:
+        os_ << pad << "(void)" << expr(s.as<EvaluateNode>()->value) << ";\n";
+        break;
+      case StmtKind::kReturn:
+        os_ << pad << "return " << expr(s.as<ReturnNode>()->value, false) << ";\n";
+        break;
+    }
+  }
+
+  // A name may be reused once its scope has closed.
+  void release(const VarNode* v) { taken_.erase(names_[v]); }
+
+  CFileContext* ctx_;
+  std::ostringstream os_;
+  std::map<const VarNode*, std::string> names_;
+  std::set<std::string> taken_;
+  std::set<const VarNode*> scalars_;
+};
+
+}  // namespace
+
+std::string emit_c_function(const PrimFunc& func, const std::string& c_name, CFileContext* ctx) {
+  return CEmitter(ctx).function(func, c_name);
+}
+
+}  // namespace aotc

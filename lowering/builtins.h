@@ -1,0 +1,18 @@
+// Names of the calls and constants that passes put into the IR and the C code generator
+// knows how to print. They match runtime-c/aotc_runtime.h.
+#pragma once
+
+namespace aotc::ir::builtin {
+
+// handle aotc_workspace_alloc(nbytes): a block from the model's LIFO workspace, or NULL.
+constexpr const char* kWorkspaceAlloc = "aotc_workspace_alloc";
+// int32 aotc_workspace_free(handle): 0, or an error if it is not the newest block.
+constexpr const char* kWorkspaceFree = "aotc_workspace_free";
+// bool isnull(handle)
+constexpr const char* kIsNull = "isnull";
+
+// Zero-argument calls that stand for the runtime's error codes.
+constexpr const char* kErrWorkspaceExhausted = "AOTC_ERR_WORKSPACE_EXHAUSTED";
+constexpr const char* kErrWorkspaceFreeOrder = "AOTC_ERR_WORKSPACE_FREE_ORDER";
+
+}  // namespace aotc::ir::builtin

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs every Debian package aotc needs (idempotent) and builds it into ./build.
+# Usage: ./scripts/setup.sh        (run as root, or with sudo available)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build clang lld
+  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  libflatbuffers-dev flatbuffers-compiler
+  libcli11-dev libdlpack-dev libtomlplusplus-dev nlohmann-json3-dev
+  libgtest-dev googletest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build

@@ -1,0 +1,473 @@
+// Loads target descriptions (see target.h) from TOML with toml++.
+//
+// toml++ is header-only and slow to compile, so it is included here and nowhere else.
+// Every key is checked: unknown keys, wrong types and bad values are errors of the form
+// "<file>:<line>: <problem> '<key>'", so a typo never falls back to a default silently.
+#include "targets/target.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include <toml++/toml.h>
+
+#include "aot/embedded_files.h"
+#include "aot/graph.h"
+
+namespace aotc {
+namespace {
+
+constexpr std::string_view kTargetSuffix = ".toml";
+
+// How built-in targets are named in messages and in Target::source_path.
+std::string builtin_display_path(const std::string& file_name) { return "builtin:" + file_name; }
+
+const char* type_name(toml::node_type type) {
+  switch (type) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    case toml::node_type::none:
+      break;
+  }
+  return "nothing";
+}
+
+bool is_power_of_two(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+bool is_c_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// Levenshtein distance, for "did you mean" hints on misspelt keys.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+// Looks up a built-in target's file; nullptr if there is none of that name.
+const EmbeddedFile* find_builtin(const std::string& name) {
+  const std::string file_name = name + std::string(kTargetSuffix);
+  for (const EmbeddedFile* f = kEmbeddedTargets; f->name != nullptr; ++f) {
+    if (file_name == f->name) return f;
+  }
+  return nullptr;
+}
+
+// Parses a pool size: a non-negative integer number of bytes, or a string of digits with
+// an optional binary-multiple suffix ("256K", "1M", "64KiB", "2MB": all powers of 1024,
+// as in linker scripts and datasheets).
+struct SizeParse {
+  enum class Error { kNone, kNegative, kBadFormat, kOverflow } error = Error::kNone;
+  int64_t bytes = 0;
+};
+
+SizeParse parse_size_string(const std::string& text) {
+  SizeParse result;
+  if (!text.empty() && text[0] == '-') {
+    result.error = SizeParse::Error::kNegative;
+    return result;
+  }
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) {
+    ++digits;
+  }
+  if (digits == 0) {
+    result.error = SizeParse::Error::kBadFormat;
+    return result;
+  }
+  static const std::map<std::string, int64_t> kMultipliers = {
+      {"", 1},
+      {"K", int64_t{1} << 10}, {"KB", int64_t{1} << 10}, {"KiB", int64_t{1} << 10},
+      {"M", int64_t{1} << 20}, {"MB", int64_t{1} << 20}, {"MiB", int64_t{1} << 20},
+      {"G", int64_t{1} << 30}, {"GB", int64_t{1} << 30}, {"GiB", int64_t{1} << 30},
+  };
+  auto multiplier = kMultipliers.find(text.substr(digits));
+  if (multiplier == kMultipliers.end()) {
+    result.error = SizeParse::Error::kBadFormat;
+    return result;
+  }
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  int64_t value = 0;
+  for (size_t i = 0; i < digits; ++i) {
+    int digit = text[i] - '0';
+    if (value > (max - digit) / 10) {
+      result.error = SizeParse::Error::kOverflow;
+      return result;
+    }
+    value = value * 10 + digit;
+  }
+  if (value > max / multiplier->second) {
+    result.error = SizeParse::Error::kOverflow;
+    return result;
+  }
+  result.bytes = value * multiplier->second;
+  return result;
+}
+
+// The keys of a table in the order they appear in the file, so that the first problem
+// in the file is the one reported (toml::table itself iterates in key order).
+std::vector<std::pair<const toml::key*, const toml::node*>> entries_in_file_order(
+    const toml::table& table) {
+  std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+  for (auto&& [key, node] : table) entries.emplace_back(&key, &node);
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const toml::source_position& pa = a.first->source().begin;
+    const toml::source_position& pb = b.first->source().begin;
+    return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+  });
+  return entries;
+}
+
+const std::vector<std::string> kTargetKeys = {
+    "base", "name", "description", "triple", "cflags", "max_stack_alloca_size",
+    "workspace_alignment", "constant_alignment", "word_size", "has_fpu", "pool"};
+const std::vector<std::string> kPoolKeys = {"name", "size", "runtime_provided", "section"};
+
+// Reads one target document into a Target, reporting problems against `display_path`.
+class TargetReader {
+ public:
+  explicit TargetReader(std::string display_path) : path_(std::move(display_path)) {}
+
+  Target read(const toml::table& root) {
+    Target target;
+    // `base` is applied first wherever it appears, so the file's keys override it.
+    if (const toml::node* base = root.get("base")) {
+      const std::string& base_name = expect_string(*base, "base");
+      if (find_builtin(base_name) == nullptr) {
+        fail_at(*base, "unknown built-in target '" + base_name + "' (built-in targets: " +
+                           join(builtin_target_names(), ", ") + ") for",
+                "base");
+      }
+      target = load_builtin_target(base_name);
+    }
+    bool has_name = false;
+    bool has_pools = false;
+    for (const auto& [key_ptr, node_ptr] : entries_in_file_order(root)) {
+      const std::string key = std::string(key_ptr->str());
+      const toml::node& value = *node_ptr;
+      key_lines_[key] = value.source().begin.line;
+      if (key == "base") {
+        continue;
+      } else if (key == "name") {
+        target.name = expect_string(value, key);
+        if (target.name.empty() ||
+            std::any_of(target.name.begin(), target.name.end(),
+                        [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
+          fail_at(value, "target name must be non-empty and without spaces:", key);
+        }
+        has_name = true;
+      } else if (key == "description") {
+        target.description = expect_string(value, key);
+      } else if (key == "triple") {
+        target.triple = expect_string(value, key);
+      } else if (key == "cflags") {
+        target.cflags.clear();
+        const toml::array& flags = expect_array(value, key);
+        for (const toml::node& flag : flags) target.cflags.push_back(expect_string(flag, key));
+      } else if (key == "max_stack_alloca_size") {
+        target.max_stack_alloca_size = expect_integer(value, key);
+        if (target.max_stack_alloca_size < 0) fail_at(value, "negative size for", key);
+      } else if (key == "workspace_alignment") {
+        target.workspace_alignment = expect_alignment(value, key);
+      } else if (key == "constant_alignment") {
+        target.constant_alignment = expect_alignment(value, key);
+      } else if (key == "word_size") {
+        int64_t bits = expect_integer(value, key);
+        if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+          fail_at(value, "word size must be 8, 16, 32 or 64 bits, got " + std::to_string(bits) +
+                             ", for",
+                  key);
+        }
+        target.word_size = static_cast<int>(bits);
+      } else if (key == "has_fpu") {
+        target.has_fpu = expect_bool(value, key);
+      } else if (key == "pool") {
+        target.pools = read_pools(value);
+        has_pools = true;
+      } else {
+        fail_unknown_key(*key_ptr, key, kTargetKeys);
+      }
+    }
+    if (!has_name) fail("missing required key", "name");
+    if (!has_pools && target.pools.empty()) fail("missing required key", "pool");
+    if (target.pools.empty()) {
+      throw CompileError(path_ + ":" + std::to_string(key_lines_["pool"]) +
+                         ": at least one pool is required for 'pool'");
+    }
+    check_workspace_alignment(target);
+    target.source_path = path_;
+    return target;
+  }
+
+  [[noreturn]] void fail(const std::string& problem, const std::string& key) const {
+    throw CompileError(path_ + ": " + problem + " '" + key + "'");
+  }
+
+ private:
+  // The runtime's workspace block header is two size_t words and occupies one alignment
+  // unit (AOTC_WORKSPACE_ALIGNMENT in runtime-c/aotc_runtime.h), so smaller alignments do
+  // not build there; say so here rather than as a C compile error later.
+  void check_workspace_alignment(const Target& target) const {
+    const int64_t header_bytes = 2 * target.word_size / 8;
+    if (target.workspace_alignment >= header_bytes) return;
+    std::string problem = "workspace alignment " + std::to_string(target.workspace_alignment) +
+                          " is smaller than the runtime's block header (" +
+                          std::to_string(header_bytes) + " bytes with word_size " +
+                          std::to_string(target.word_size) + ") for";
+    auto line = key_lines_.find("workspace_alignment");
+    if (line == key_lines_.end()) line = key_lines_.find("word_size");
+    if (line == key_lines_.end()) fail(problem, "workspace_alignment");
+    throw CompileError(path_ + ":" + std::to_string(line->second) + ": " + problem + " '" +
+                       line->first + "'");
+  }
+
+  std::vector<PoolConfig> read_pools(const toml::node& value) {
+    std::vector<PoolConfig> pools;
+    std::set<std::string> names;
+    const toml::array& tables = expect_array(value, "pool");
+    for (const toml::node& element : tables) {
+      const toml::table* table = element.as_table();
+      if (table == nullptr) {
+        fail_at(element,
+                std::string("expected a table ([[pool]]), got ") + type_name(element.type()) +
+                    ", for",
+                "pool");
+      }
+      PoolConfig pool;
+      bool has_name = false;
+      bool has_size = false;
+      for (const auto& [key_ptr, node_ptr] : entries_in_file_order(*table)) {
+        const std::string key = "pool." + std::string(key_ptr->str());
+        const toml::node& field = *node_ptr;
+        if (key == "pool.name") {
+          pool.name = expect_string(field, key);
+          if (!is_c_identifier(pool.name)) {
+            fail_at(field, "pool name '" + pool.name + "' is not a C identifier, for", key);
+          }
+          if (!names.insert(pool.name).second) {
+            fail_at(field, "duplicate pool name '" + pool.name + "' for", key);
+          }
+          has_name = true;
+        } else if (key == "pool.size") {
+          pool.size_bytes = expect_size(field, key);
+          has_size = true;
+        } else if (key == "pool.runtime_provided") {
+          pool.runtime_provided = expect_bool(field, key);
+        } else if (key == "pool.section") {
+          pool.section = expect_string(field, key);
+        } else {
+          fail_unknown_key(*key_ptr, key, kPoolKeys);
+        }
+      }
+      if (!has_name) fail_at(element, "missing required key", "pool.name");
+      if (!has_size) fail_at(element, "missing required key", "pool.size");
+      pools.push_back(std::move(pool));
+    }
+    return pools;
+  }
+
+  [[noreturn]] void fail_at(const toml::source_region& where, const std::string& problem,
+                            const std::string& key) const {
+    if (where.begin.line == 0) fail(problem, key);
+    throw CompileError(path_ + ":" + std::to_string(where.begin.line) + ": " + problem + " '" +
+                       key + "'");
+  }
+  [[noreturn]] void fail_at(const toml::node& node, const std::string& problem,
+                            const std::string& key) const {
+    fail_at(node.source(), problem, key);
+  }
+
+  [[noreturn]] void fail_unknown_key(const toml::key& key, const std::string& full_key,
+                                     const std::vector<std::string>& valid) const {
+    const std::string name(key.str());
+    std::string best;
+    size_t best_distance = std::numeric_limits<size_t>::max();
+    for (const std::string& candidate : valid) {
+      size_t d = edit_distance(name, candidate);
+      // Only suggest close misspellings: "foo" is not a typo of "pool".
+      bool close = d <= 3 && d * 3 <= std::max(name.size(), candidate.size());
+      if (close && d < best_distance) {
+        best_distance = d;
+        best = candidate;
+      }
+    }
+    std::string message = path_ + ":" + std::to_string(key.source().begin.line) +
+                          ": unknown key '" + full_key + "'";
+    if (!best.empty()) {
+      message += " (did you mean '" + best + "'?)";
+    } else {
+      message += " (expected one of: " + join(valid, ", ") + ")";
+    }
+    throw CompileError(message);
+  }
+
+  [[noreturn]] void fail_type(const toml::node& value, const char* expected,
+                              const std::string& key) const {
+    fail_at(value, std::string("expected ") + expected + ", got " + type_name(value.type()) +
+                       ", for",
+            key);
+  }
+
+  const std::string& expect_string(const toml::node& value, const std::string& key) const {
+    const toml::value<std::string>* s = value.as_string();
+    if (s == nullptr) fail_type(value, "a string", key);
+    return s->get();
+  }
+
+  int64_t expect_integer(const toml::node& value, const std::string& key) const {
+    const toml::value<int64_t>* i = value.as_integer();
+    if (i == nullptr) fail_type(value, "an integer", key);
+    return i->get();
+  }
+
+  bool expect_bool(const toml::node& value, const std::string& key) const {
+    const toml::value<bool>* b = value.as_boolean();
+    if (b == nullptr) fail_type(value, "a boolean", key);
+    return b->get();
+  }
+
+  const toml::array& expect_array(const toml::node& value, const std::string& key) const {
+    const toml::array* a = value.as_array();
+    if (a == nullptr) fail_type(value, "an array", key);
+    return *a;
+  }
+
+  int64_t expect_alignment(const toml::node& value, const std::string& key) const {
+    int64_t alignment = expect_integer(value, key);
+    if (!is_power_of_two(alignment)) {
+      fail_at(value, "alignment must be a power of two, got " + std::to_string(alignment) +
+                         ", for",
+              key);
+    }
+    return alignment;
+  }
+
+  int64_t expect_size(const toml::node& value, const std::string& key) const {
+    if (const toml::value<int64_t>* i = value.as_integer()) {
+      if (i->get() < 0) fail_at(value, "negative size " + std::to_string(i->get()) + " for", key);
+      return i->get();
+    }
+    if (const toml::value<std::string>* s = value.as_string()) {
+      SizeParse parsed = parse_size_string(s->get());
+      switch (parsed.error) {
+        case SizeParse::Error::kNone:
+          return parsed.bytes;
+        case SizeParse::Error::kNegative:
+          fail_at(value, "negative size \"" + s->get() + "\" for", key);
+        case SizeParse::Error::kOverflow:
+          fail_at(value, "size \"" + s->get() + "\" is too large for", key);
+        case SizeParse::Error::kBadFormat:
+          break;
+      }
+      fail_at(value,
+              "bad size \"" + s->get() +
+                  "\" (expected bytes, or digits with a suffix K, M or G, e.g. \"256K\") for",
+              key);
+    }
+    fail_type(value, "an integer or a string like \"256K\"", key);
+  }
+
+  std::string path_;
+  std::map<std::string, uint32_t> key_lines_;  // line of each top-level key in the file
+};
+
+Target parse_target(const std::string& text, const std::string& display_path) {
+  toml::table root;
+  try {
+    root = toml::parse(text, display_path);
+  } catch (const toml::parse_error& error) {
+    const toml::source_position& at = error.source().begin;
+    std::ostringstream message;
+    message << display_path;
+    if (at.line > 0) message << ":" << at.line << ":" << at.column;
+    message << ": TOML syntax error: " << error.description();
+    throw CompileError(message.str());
+  }
+  return TargetReader(display_path).read(root);
+}
+
+}  // namespace
+
+Target load_builtin_target(const std::string& name) {
+  const EmbeddedFile* file = find_builtin(name);
+  if (file == nullptr) {
+    throw CompileError("unknown target '" + name + "' (built-in targets: " +
+                       join(builtin_target_names(), ", ") + ")");
+  }
+  const std::string display_path = builtin_display_path(file->name);
+  Target target = parse_target(file->contents, display_path);
+  // The file name is the name users type; the two must not drift apart.
+  if (target.name != name) {
+    throw CompileError(display_path + ": name '" + target.name + "' does not match the file name");
+  }
+  return target;
+}
+
+Target load_target_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CompileError(path + ": cannot open target file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw CompileError(path + ": cannot read target file");
+  return parse_target(text.str(), path);
+}
+
+std::vector<std::string> builtin_target_names() {
+  std::vector<std::string> names;
+  for (const EmbeddedFile* f = kEmbeddedTargets; f->name != nullptr; ++f) {
+    std::string file_name = f->name;
+    if (file_name.size() > kTargetSuffix.size() &&
+        file_name.compare(file_name.size() - kTargetSuffix.size(), kTargetSuffix.size(),
+                          kTargetSuffix) == 0) {
+      names.push_back(file_name.substr(0, file_name.size() - kTargetSuffix.size()));
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace aotc

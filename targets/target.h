@@ -1,0 +1,44 @@
+// A compilation target: what the generated C may assume about the machine it runs on.
+//
+// Targets are TOML files (targets/<name>.toml for the built-in ones, or a user's own
+// file). The loader rejects unknown keys and bad values with the file, line and key, so a
+// typo in a firmware project's target file never silently falls back to a default.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aotc {
+
+struct PoolConfig {
+  std::string name;            // "sram", "dtcm"
+  int64_t size_bytes = 0;      // 0 = unbounded (host)
+  bool runtime_provided = false;  // handed in by the application through <name>_run
+  std::string section;         // linker section for a static pool ("" = default .bss)
+};
+
+struct Target {
+  std::string name;                 // "host", "cortex-m4"
+  std::string description;
+  std::string triple;               // clang --target value; "" = the host compiler's default
+  std::vector<std::string> cflags;  // extra flags for compiling generated code
+  // Largest Allocate (in bytes) that LowerBuiltin may place on the C stack; larger ones,
+  // and all of them when 0, go to the workspace allocator.
+  int64_t max_stack_alloca_size = 1024;
+  int64_t workspace_alignment = 16;  // bytes, for every planned tensor and workspace block
+  int64_t constant_alignment = 16;   // bytes, for const weight arrays
+  int word_size = 64;                // bits
+  bool has_fpu = true;
+  std::vector<PoolConfig> pools;     // default memory pools
+  std::string source_path;           // file it was loaded from
+};
+
+// Loads a built-in target by name ("host", "cortex-m4", ...). Throws CompileError.
+Target load_builtin_target(const std::string& name);
+// Loads a user's target file. Throws CompileError naming the file, line and key.
+Target load_target_file(const std::string& path);
+// Names of the built-in targets, sorted.
+std::vector<std::string> builtin_target_names();
+
+}  // namespace aotc
