@@ -4,6 +4,7 @@
 
 #include "aot/graph_printer.h"
 #include "aot/onnx_importer.h"
+#include "aot/tflite_importer.h"
 #include "aot/passes/graph_passes.h"
 #include "lowering/ir_printer.h"
 #include "lowering/op_registry.h"
@@ -22,7 +23,8 @@ Graph import_model(const std::string& path) {
     return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   if (ends_with(".onnx")) return import_onnx(path);
-  throw CompileError(path + ": unknown model format (expected a .onnx file)");
+  if (ends_with(".tflite")) return import_tflite(path);
+  throw CompileError(path + ": unknown model format (expected a .onnx or .tflite file)");
 }
 
 namespace {

@@ -421,6 +421,15 @@ std::string list_str(const flatbuffers::Vector<T>& values) {
   return shape_str(ints);
 }
 
+// The flatbuffers verifier checks only that a vector's length prefix is 4-byte
+// aligned, so the elements of a [long] vector may not be 8-byte aligned: copy
+// them out bytewise instead of loading them through an int64_t pointer.
+std::vector<int64_t> read_int64_vector(const flatbuffers::Vector<int64_t>& values) {
+  std::vector<int64_t> result(values.size());
+  if (!result.empty()) std::memcpy(result.data(), values.Data(), result.size() * sizeof(int64_t));
+  return result;
+}
+
 // Whether a zero point is representable in the tensor's element type; only the
 // narrow types are checked (int32 biases use 0, wider types are never quantized).
 bool zero_point_fits(DataType dtype, int64_t zero_point) {
@@ -612,26 +621,24 @@ Quantization TfliteImporter::import_quantization(const tfl::Tensor& tensor, cons
   // TFLite writes quantization tables holding only min/max (or nothing) for
   // float tensors: without scales the tensor is not quantized.
   if (params->scale() == nullptr || params->scale()->size() == 0) return quant;
-  const auto& scales = *params->scale();
-  for (float scale : scales) {
+  quant.scale.assign(params->scale()->begin(), params->scale()->end());
+  for (float scale : quant.scale) {
     if (!std::isfinite(scale) || scale < 0) fail(label + ": invalid quantization scale " + std::to_string(scale));
   }
-  size_t num_zero_points = params->zero_point() != nullptr ? params->zero_point()->size() : 0;
-  if (num_zero_points != 1 && num_zero_points != scales.size()) {
-    fail(label + ": " + std::to_string(scales.size()) + " quantization scales but " +
-         std::to_string(num_zero_points) + " zero points");
+  if (params->zero_point() != nullptr) quant.zero_point = read_int64_vector(*params->zero_point());
+  if (quant.zero_point.size() != 1 && quant.zero_point.size() != quant.scale.size()) {
+    fail(label + ": " + std::to_string(quant.scale.size()) + " quantization scales but " +
+         std::to_string(quant.zero_point.size()) + " zero points");
   }
-  for (int64_t zero_point : *params->zero_point()) {
+  for (int64_t zero_point : quant.zero_point) {
     if (!zero_point_fits(result.dtype, zero_point)) {
       fail(label + ": zero point " + std::to_string(zero_point) + " does not fit in " + result.dtype.str());
     }
   }
-  if (scales.size() > 1) check_per_channel(*params, result, label);
-  quant.scale.assign(scales.begin(), scales.end());
-  quant.zero_point.assign(params->zero_point()->begin(), params->zero_point()->end());
+  if (quant.scale.size() > 1) check_per_channel(*params, result, label);
   int64_t shared_zero_point = quant.zero_point[0];
-  quant.zero_point.resize(scales.size(), shared_zero_point);
-  quant.axis = scales.size() > 1 ? params->quantized_dimension() : -1;
+  quant.zero_point.resize(quant.scale.size(), shared_zero_point);
+  quant.axis = quant.scale.size() > 1 ? params->quantized_dimension() : -1;
   return quant;
 }
 
@@ -781,6 +788,14 @@ std::vector<uint8_t> read_whole_file(const std::string& path) {
 }  // namespace
 
 Graph import_tflite_bytes(const uint8_t* bytes, size_t size, const std::string& source_name) {
+  // The verifier checks field alignment relative to the start of the buffer;
+  // that only means real alignment if the start itself is aligned.
+  std::vector<uint64_t> aligned_copy;
+  if (reinterpret_cast<uintptr_t>(bytes) % alignof(uint64_t) != 0) {
+    aligned_copy.resize((size + sizeof(uint64_t) - 1) / sizeof(uint64_t));
+    std::memcpy(aligned_copy.data(), bytes, size);
+    bytes = reinterpret_cast<const uint8_t*>(aligned_copy.data());
+  }
   try {
     return TfliteImporter(bytes, size).run();
   } catch (const CompileError& e) {

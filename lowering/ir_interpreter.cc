@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "lowering/builtins.h"
+#include "lowering/quantization.h"
 
 namespace aotc::ir {
 namespace {
@@ -214,9 +215,22 @@ class Interpreter {
     return {0, wrap_int(r, t)};
   }
 
+  // The integer helpers of runtime-c/aotc_quant.h.
+  Value quantized_call(const CallNode* op) {
+    std::vector<int32_t> a;
+    for (auto& arg : op->args) a.push_back(static_cast<int32_t>(eval(arg).i));
+    if (op->name == "aotc_mul_by_quantized_multiplier" && a.size() == 3)
+      return {0, ::aotc::mul_by_quantized_multiplier(a[0], a[1], a[2])};
+    if (op->name == "aotc_rounding_divide_by_pot" && a.size() == 2) return {0, ::aotc::rounding_divide_by_pot(a[0], a[1])};
+    if (op->name == "aotc_sat_rounding_doubling_high_mul" && a.size() == 2)
+      return {0, ::aotc::sat_rounding_doubling_high_mul(a[0], a[1])};
+    throw std::runtime_error("interpreter: unsupported call " + op->name);
+  }
+
   Value call(const CallNode* op) {
     if (op->name == builtin::kIsNull) return {0, 0};
     if (op->name == builtin::kWorkspaceFree) return {0, 0};
+    if (op->name.rfind("aotc_", 0) == 0) return quantized_call(op);
     std::vector<double> args;
     for (auto& a : op->args) args.push_back(a.dtype().is_float() ? eval(a).f : static_cast<double>(eval(a).i));
     static const std::map<std::string, float (*)(float)> kUnaryF32 = {

@@ -406,6 +406,13 @@ TEST(TfliteImporter, ExternalBufferIsRead) {
   EXPECT_EQ(*weights.data, (std::vector<uint8_t>{0, 3, 6, 9, 12, 15, 18, 21}));
 }
 
+TEST(TfliteImporter, ImportsFromUnalignedMemory) {
+  std::vector<uint8_t> bytes = read_bytes(model_path("kws_ref_model.tflite"));
+  bytes.insert(bytes.begin(), 0);
+  Graph graph = import_tflite_bytes(bytes.data() + 1, bytes.size() - 1, "shifted");
+  EXPECT_EQ(graph.nodes.size(), 13u);
+}
+
 TEST(TfliteImporter, RejectsTruncatedFile) {
   std::vector<uint8_t> bytes = read_bytes(model_path("kws_ref_model.tflite"));
   ASSERT_FALSE(bytes.empty());

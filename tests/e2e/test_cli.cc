@@ -1,0 +1,130 @@
+// The aotc command line as a user meets it: help, version, and every bad input giving a
+// clear message, a non-zero exit and no output folder.
+#include "tests/e2e/e2e_util.h"
+
+namespace aotc::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kRelu = "/usr/share/libonnx-testdata/data/node/test_relu";
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-cli-test"); }
+  std::string tmp(const std::string& name) const { return dir_->path() + "/" + name; }
+  // Compiles `model` and expects failure with `message` and no output directory.
+  void expect_compile_error(const std::string& model, const std::string& message) {
+    Result r = run({"compile", model, "-o", tmp("out")});
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("error: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(tmp("out")));
+    for (auto& entry : fs::directory_iterator(dir_->path()))
+      EXPECT_EQ(entry.path().filename().string().find("staging"), std::string::npos) << "left behind: " << entry.path();
+  }
+  std::unique_ptr<TempDir> dir_;
+};
+
+TEST_F(Cli, HelpAndVersion) {
+  Result help = run({"--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("compile"), std::string::npos);
+  EXPECT_NE(help.output.find("run"), std::string::npos);
+  Result compile_help = run({"compile", "--help"});
+  EXPECT_EQ(compile_help.status, 0);
+  EXPECT_NE(compile_help.output.find("--print-after"), std::string::npos);
+  Result version = run({"--version"});
+  EXPECT_EQ(version.status, 0);
+  EXPECT_NE(version.output.find("aotc 0."), std::string::npos);
+}
+
+TEST_F(Cli, CompileWritesTheFiles) {
+  Result r = run({"compile", kRelu + "/model.onnx", "-o", tmp("out"), "--name", "relu_net"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* f : {"relu_net.h", "relu_net.c", "relu_net_constants.c", "aotc_runtime.h", "aotc_runtime.c", "metadata.json"})
+    EXPECT_TRUE(fs::exists(tmp("out/") + f)) << f;
+  EXPECT_NE(read_bytes(tmp("out/relu_net.h")).find("int32_t relu_net_run(const struct relu_net_inputs* inputs"), std::string::npos);
+}
+
+TEST_F(Cli, TruncatedModel) {
+  std::string bytes = read_bytes(source_path("tests/models/small_cnn/model.onnx"));
+  std::ofstream(tmp("truncated.onnx"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  expect_compile_error(tmp("truncated.onnx"), "not a valid ONNX model");
+}
+
+TEST_F(Cli, UnsupportedOperatorNamesTheNode) {
+  expect_compile_error(source_path("tests/models/bad/unsupported_op.onnx"),
+                       "node frob (FrobnicateTensor): operator 'FrobnicateTensor' is not supported");
+}
+
+TEST_F(Cli, MissingInitializerNamesTheNodeAndInput) {
+  expect_compile_error(source_path("tests/models/bad/missing_initializer.onnx"), "node add_bias (Add): input 'bias'");
+}
+
+TEST_F(Cli, DynamicShapeIsExplained) {
+  expect_compile_error(source_path("tests/models/bad/dynamic_shape.onnx"), "dynamic dimension 'N'");
+}
+
+TEST_F(Cli, UnknownTargetListsTheBuiltins) {
+  Result r = run({"compile", kRelu + "/model.onnx", "-o", tmp("out"), "--target", "cortex-m99"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("cortex-m4"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp("out")));
+}
+
+TEST_F(Cli, UnknownPassForPrintAfter) {
+  Result r = run({"compile", kRelu + "/model.onnx", "-o", tmp("out"), "--print-after=frobnicate"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("unknown pass 'frobnicate'"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, PrintAfterShowsTheIR) {
+  Result r = run({"compile", kRelu + "/model.onnx", "-o", tmp("out"), "--print-after=simplify"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("// ---- IR after simplify\nfunc relu_0(A: float32[3, 4, 5], Y: float32[3, 4, 5]) {"),
+            std::string::npos)
+      << r.output;
+  Result all = run({"compile", kRelu + "/model.onnx", "-o", tmp("out2"), "--print-after-all"});
+  ASSERT_EQ(all.status, 0);
+  for (const char* pass : {"import", "infer_shapes", "fuse_operators", "lower", "lower_builtin"})
+    EXPECT_NE(all.output.find(std::string("// ---- IR after ") + pass + "\n"), std::string::npos) << pass;
+}
+
+TEST_F(Cli, InputFileOfTheWrongSize) {
+  std::ofstream(tmp("short.bin"), std::ios::binary) << std::string(12, '\0');
+  Result r = run({"run", kRelu + "/model.onnx", "--inputs", tmp("short.bin"), "--outputs", tmp("y.bin")});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("has 12 bytes but input 'x' (float32[3, 4, 5]) needs 240"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp("y.bin")));
+}
+
+TEST_F(Cli, WrongNumberOfInputFiles) {
+  Result r = run({"run", kRelu + "/model.onnx", "--inputs", "a.bin,b.bin", "--outputs", tmp("y.bin")});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("the model has 1 inputs but 2 input files were given"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, MissingModelFile) {
+  Result r = run({"compile", tmp("nope.onnx"), "-o", tmp("out")});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("nope.onnx"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, RunReadsAndWritesEveryFormat) {
+  // .pb in, .npy and .bin out: the same bytes after the header.
+  std::string in = kRelu + "/test_data_set_0/input_0.pb";
+  ASSERT_EQ(run({"run", kRelu + "/model.onnx", "--inputs", in, "--outputs", tmp("y.bin")}).status, 0);
+  ASSERT_EQ(run({"run", kRelu + "/model.onnx", "--inputs", in, "--outputs", tmp("y.npy")}).status, 0);
+  std::string raw = read_bytes(tmp("y.bin")), npy = read_bytes(tmp("y.npy"));
+  ASSERT_EQ(raw.size(), 240u);
+  ASSERT_GT(npy.size(), raw.size());
+  EXPECT_EQ(npy.substr(npy.size() - raw.size()), raw);
+  EXPECT_EQ(npy.substr(0, 6), "\x93NUMPY");
+  // .npy back in.
+  ASSERT_EQ(run({"run", kRelu + "/model.onnx", "--inputs", tmp("y.npy"), "--outputs", tmp("z.bin")}).status, 0);
+  EXPECT_EQ(read_bytes(tmp("z.bin")), raw);  // relu(relu(x)) == relu(x)
+}
+
+}  // namespace
+}  // namespace aotc::e2e

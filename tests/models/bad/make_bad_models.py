@@ -1,0 +1,25 @@
+#!/usr/bin/python3
+"""Makes the small, deliberately broken ONNX models that tests/e2e use to check aotc's
+error messages. Run with Debian's python3-onnx: /usr/bin/python3 make_bad_models.py"""
+import onnx
+from onnx import TensorProto, helper
+
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+
+# An operator aotc does not implement (a made-up one, so the test never goes stale).
+unsupported = helper.make_graph([helper.make_node("Relu", ["x"], ["r"], name="relu_ok"),
+                                 helper.make_node("FrobnicateTensor", ["r"], ["y"], name="frob")],
+                                "unsupported_op", [x], [y])
+onnx.save(helper.make_model(unsupported, opset_imports=[helper.make_opsetid("", 13)]), "unsupported_op.onnx")
+
+# An Add whose second operand names an initializer that is not in the file.
+missing = helper.make_graph([helper.make_node("Add", ["x", "bias"], ["y"], name="add_bias")],
+                            "missing_initializer", [x], [y])
+onnx.save(helper.make_model(missing, opset_imports=[helper.make_opsetid("", 13)]), "missing_initializer.onnx")
+
+# A dynamic batch dimension.
+xd = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
+yd = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])
+dynamic = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "dynamic", [xd], [yd])
+onnx.save(helper.make_model(dynamic, opset_imports=[helper.make_opsetid("", 13)]), "dynamic_shape.onnx")

@@ -1,0 +1,134 @@
+// LowerBuiltin: every storage scope, and the stack limit at, below and above the size.
+#include <gtest/gtest.h>
+
+#include "aot/graph.h"
+#include "lowering/ir_interpreter.h"
+#include "lowering/ir_printer.h"
+#include "lowering/passes/lower_builtin.h"
+
+namespace aotc::ir {
+namespace {
+
+Target target_with_stack_limit(int64_t bytes) {
+  Target t;
+  t.name = "test";
+  t.max_stack_alloca_size = bytes;
+  return t;
+}
+
+// Y[i] = X[i] * 2 through a temporary T of `n` floats in `scope`.
+PrimFunc scaled_copy(int64_t n, const std::string& scope) {
+  Buffer x = make_buffer("X", DataType::Float32(), {n});
+  Buffer y = make_buffer("Y", DataType::Float32(), {n});
+  Buffer t = make_buffer("T", DataType::Float32(), {n}, scope);
+  Var i = make_var("i"), j = make_var("j");
+  Stmt fill = for_loop(i, 0, make_int(n), store(t, {var_expr(i)}, load(x, {var_expr(i)}) * Expr(2.0)));
+  Stmt copy = for_loop(j, 0, make_int(n), store(y, {var_expr(j)}, load(t, {var_expr(j)})));
+  PrimFunc f;
+  f.name = "scaled_copy";
+  f.params = {x, y};
+  f.body = allocate(t, seq({fill, copy}));
+  return f;
+}
+
+std::string lowered_allocation_line(int64_t n, const std::string& scope, int64_t limit) {
+  Stmt s = lower_builtin(scaled_copy(n, scope).body, target_with_stack_limit(limit));
+  std::string text = to_string(s);
+  return text.substr(0, text.find('\n'));
+}
+
+TEST(LowerBuiltin, GlobalBelowLimitGoesToStack) {
+  EXPECT_EQ(lowered_allocation_line(4, "global", 32), "allocate T: float32[4] \"stack\" {");
+}
+
+TEST(LowerBuiltin, GlobalAtLimitGoesToStack) {
+  EXPECT_EQ(lowered_allocation_line(8, "global", 32), "allocate T: float32[8] \"stack\" {");
+}
+
+TEST(LowerBuiltin, GlobalAboveLimitGoesToWorkspace) {
+  EXPECT_EQ(lowered_allocation_line(9, "global", 32), "let T: float32* = aotc_workspace_alloc(36) {");
+}
+
+TEST(LowerBuiltin, ZeroLimitSendsEveryGlobalToWorkspace) {
+  EXPECT_EQ(lowered_allocation_line(1, "global", 0), "let T: float32* = aotc_workspace_alloc(4) {");
+}
+
+TEST(LowerBuiltin, StackScopeWithinLimit) {
+  EXPECT_EQ(lowered_allocation_line(8, "global.stack", 32), "allocate T: float32[8] \"stack\" {");
+}
+
+TEST(LowerBuiltin, StackScopeAboveLimitIsAnErrorNamingTheBuffer) {
+  try {
+    lower_builtin(scaled_copy(9, "global.stack").body, target_with_stack_limit(32));
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("buffer 'T' (36 bytes) has scope global.stack"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LowerBuiltin, WorkspaceScopeIgnoresTheLimit) {
+  EXPECT_EQ(lowered_allocation_line(1, "global.workspace", 1 << 20), "let T: float32* = aotc_workspace_alloc(4) {");
+}
+
+TEST(LowerBuiltin, LocalScopeIsUntouched) {
+  EXPECT_EQ(lowered_allocation_line(1, "local", 0), "allocate T: float32[1] \"local\" {");
+}
+
+TEST(LowerBuiltin, WorkspaceCallIsCheckedAndFreed) {
+  Stmt s = lower_builtin(scaled_copy(16, "global").body, target_with_stack_limit(0));
+  EXPECT_EQ(to_string(s),
+            "let T: float32* = aotc_workspace_alloc(64) {\n"
+            "  if isnull(T) {\n"
+            "    return AOTC_ERR_WORKSPACE_EXHAUSTED()\n"
+            "  }\n"
+            "  for (i, 0, 16) {\n"
+            "    T[i] = (X[i] * 2.0f)\n"
+            "  }\n"
+            "  for (j, 0, 16) {\n"
+            "    Y[j] = T[j]\n"
+            "  }\n"
+            "  if (aotc_workspace_free(T) != 0) {\n"
+            "    return AOTC_ERR_WORKSPACE_FREE_ORDER()\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(LowerBuiltin, NestedFailureFreesOuterBlocksInLifoOrder) {
+  Buffer a = make_buffer("A", DataType::Float32(), {4});
+  Buffer b = make_buffer("B", DataType::Float32(), {4});
+  Buffer c = make_buffer("C", DataType::Float32(), {4});
+  Stmt inner = store(c, {0}, Expr(1.0));
+  Stmt body = allocate(a, allocate(b, allocate(c, inner)));
+  std::string text = to_string(lower_builtin(body, target_with_stack_limit(0)));
+  // When C cannot be allocated, B then A are freed before returning.
+  size_t check = text.find("if isnull(C)");
+  ASSERT_NE(check, std::string::npos) << text;
+  size_t free_b = text.find("aotc_workspace_free(B)", check);
+  size_t free_a = text.find("aotc_workspace_free(A)", check);
+  size_t ret = text.find("return AOTC_ERR_WORKSPACE_EXHAUSTED", check);
+  EXPECT_LT(free_b, free_a);
+  EXPECT_LT(free_a, ret);
+}
+
+TEST(LowerBuiltin, MeasuresStackAndWorkspace) {
+  KernelMemory on_stack = measure_kernel_memory(lower_builtin(scaled_copy(8, "global").body, target_with_stack_limit(64)));
+  EXPECT_EQ(on_stack.stack_bytes, 32);
+  EXPECT_EQ(on_stack.workspace_bytes, 0);
+  KernelMemory in_workspace = measure_kernel_memory(lower_builtin(scaled_copy(9, "global").body, target_with_stack_limit(0)));
+  EXPECT_EQ(in_workspace.stack_bytes, 0);
+  EXPECT_EQ(in_workspace.workspace_bytes, 16 + 48);  // header + 36 bytes rounded up to 16
+}
+
+// Correctness never depends on the choice: both placements compute the same values.
+TEST(LowerBuiltin, PlacementDoesNotChangeResults) {
+  for (int64_t limit : {0, 1 << 20}) {
+    PrimFunc f = scaled_copy(5, "global");
+    f.body = lower_builtin(f.body, target_with_stack_limit(limit));
+    float x[5] = {1, -2, 3.5f, 0, 7}, y[5] = {};
+    EXPECT_EQ(interpret(f, {{f.params[0], x}, {f.params[1], y}}), 0);
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(y[i], x[i] * 2) << "limit " << limit;
+  }
+}
+
+}  // namespace
+}  // namespace aotc::ir

@@ -1,0 +1,109 @@
+// Requantization helpers: the compile-time multiplier and the runtime fixed-point
+// functions, checked against exact integer arithmetic and on the edge cases (INT32_MIN,
+// negative shifts, ties).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "lowering/quantization.h"
+#include "runtime-c/aotc_quant.h"
+
+namespace aotc {
+namespace {
+
+constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+
+// Exact reference: n / d rounded to nearest, ties away from zero (d > 0).
+__int128 divide_round_half_away(__int128 n, __int128 d) {
+  __int128 q = n / d, r = n % d;  // truncating
+  if (2 * (r < 0 ? -r : r) >= d) q += n < 0 ? -1 : 1;
+  return q;
+}
+
+int32_t reference_high_mul(int32_t a, int32_t b) {
+  __int128 v = divide_round_half_away(static_cast<__int128>(a) * b, static_cast<__int128>(1) << 31);
+  return v > kMax ? kMax : static_cast<int32_t>(v);
+}
+
+int32_t reference_divide_by_pot(int32_t x, int e) { return static_cast<int32_t>(divide_round_half_away(x, static_cast<__int128>(1) << e)); }
+
+TEST(Requantize, HighMulSaturatesOnlyMinTimesMin) {
+  EXPECT_EQ(sat_rounding_doubling_high_mul(kMin, kMin), kMax);
+  EXPECT_EQ(aotc_sat_rounding_doubling_high_mul(kMin, kMin), kMax);
+  EXPECT_EQ(sat_rounding_doubling_high_mul(kMin, kMax), reference_high_mul(kMin, kMax));
+  EXPECT_EQ(sat_rounding_doubling_high_mul(kMax, kMax), reference_high_mul(kMax, kMax));
+  EXPECT_EQ(sat_rounding_doubling_high_mul(kMin, 1 << 30), kMin / 2);
+}
+
+TEST(Requantize, DivideByPowerOfTwoRoundsTiesAwayFromZero) {
+  EXPECT_EQ(rounding_divide_by_pot(3, 1), 2);    // 1.5
+  EXPECT_EQ(rounding_divide_by_pot(-3, 1), -2);  // -1.5
+  EXPECT_EQ(rounding_divide_by_pot(5, 2), 1);    // 1.25
+  EXPECT_EQ(rounding_divide_by_pot(-5, 2), -1);  // -1.25
+  EXPECT_EQ(rounding_divide_by_pot(-6, 2), -2);  // -1.5
+  EXPECT_EQ(rounding_divide_by_pot(kMin, 31), -1);
+  EXPECT_EQ(rounding_divide_by_pot(kMax, 31), 1);
+  EXPECT_EQ(rounding_divide_by_pot(kMin, 0), kMin);
+}
+
+TEST(Requantize, HostAndRuntimeAgreeWithExactArithmetic) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax);
+  std::uniform_int_distribution<int> exponent(0, 31);
+  for (int i = 0; i < 200000; ++i) {
+    int32_t a = any(rng), b = any(rng);
+    int e = exponent(rng);
+    ASSERT_EQ(sat_rounding_doubling_high_mul(a, b), reference_high_mul(a, b)) << a << " " << b;
+    ASSERT_EQ(aotc_sat_rounding_doubling_high_mul(a, b), reference_high_mul(a, b)) << a << " " << b;
+    ASSERT_EQ(rounding_divide_by_pot(a, e), reference_divide_by_pot(a, e)) << a << " " << e;
+    ASSERT_EQ(aotc_rounding_divide_by_pot(a, e), reference_divide_by_pot(a, e)) << a << " " << e;
+  }
+}
+
+TEST(Requantize, MultiplierWithNegativeAndPositiveShifts) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int32_t> acc(-(1 << 20), 1 << 20);
+  for (double real : {0.0003, 0.0123, 0.49, 0.5, 0.75, 1.0, 1.5, 3.9}) {
+    QuantizedMultiplier q = quantize_multiplier(real);
+    // The pair represents `real` to within one part in 2^30.
+    EXPECT_NEAR(q.multiplier * std::ldexp(1.0, q.shift - 31), real, real * 1e-9) << real;
+    for (int i = 0; i < 2000; ++i) {
+      int32_t x = acc(rng);
+      int32_t got = mul_by_quantized_multiplier(x, q.multiplier, q.shift);
+      EXPECT_EQ(got, aotc_mul_by_quantized_multiplier(x, q.multiplier, q.shift));
+      // Two roundings (TFLite's) stay within one unit of the exact product.
+      double exact = x * (q.multiplier * std::ldexp(1.0, q.shift - 31));
+      EXPECT_LE(std::fabs(got - exact), 1.0) << x << " * " << real;
+    }
+  }
+  EXPECT_EQ(quantize_multiplier(0.0).multiplier, 0);
+  // 1e-12 = 0.55 * 2^-39: an exponent below -31 is flushed to zero, as TFLite does.
+  QuantizedMultiplier tiny = quantize_multiplier(1e-12);
+  EXPECT_EQ(tiny.multiplier, 0);
+  EXPECT_EQ(tiny.shift, 0);
+}
+
+TEST(Requantize, MultiplierRoundingUpToOneIsRenormalized) {
+  // A fraction that rounds to 2^31 must become 2^30 with the exponent one higher.
+  double almost_one = 1.0 - std::ldexp(1.0, -33);
+  QuantizedMultiplier q = quantize_multiplier(almost_one);
+  EXPECT_EQ(q.multiplier, 1 << 30);
+  EXPECT_EQ(q.shift, 1);
+}
+
+TEST(Requantize, ActivationRanges) {
+  QuantizedRange none = quantized_activation_range("NONE", 0.1, -5, -128, 127);
+  EXPECT_EQ(none.min, -128);
+  EXPECT_EQ(none.max, 127);
+  QuantizedRange relu6 = quantized_activation_range("RELU6", 0.05, -128, -128, 127);
+  EXPECT_EQ(relu6.min, -128);  // zero point
+  EXPECT_EQ(relu6.max, -8);    // -128 + 6 / 0.05
+  QuantizedRange relu = quantized_activation_range("RELU", 0.1, 3, -128, 127);
+  EXPECT_EQ(relu.min, 3);
+}
+
+}  // namespace
+}  // namespace aotc
