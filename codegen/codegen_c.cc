@@ -244,6 +244,22 @@ class CEmitter {
         release(b->data.get());
         break;
       }
+      case StmtKind::kAllocateConst: {
+        auto* op = s.as<AllocateConstNode>();
+        const Buffer& b = op->buffer;
+        os_ << pad << "{\n";
+        std::string name = declare(b->data.get(), b->name);
+        os_ << pad << "  static const " << b->dtype.c_type() << " " << name << "[" << op->values.size() << "] = {";
+        for (size_t i = 0; i < op->values.size(); ++i) {
+          os_ << (i ? ", " : "") << (b->dtype.is_float() ? c_float_literal(op->values[i], b->dtype)
+                                                            : c_int_literal(static_cast<int64_t>(op->values[i]), b->dtype));
+        }
+        os_ << "};\n";
+        stmt(op->body, indent + 1);
+        os_ << pad << "}\n";
+        release(b->data.get());
+        break;
+      }
       case StmtKind::kSeq:
         for (auto& st : s.as<SeqNode>()->stmts) stmt(st, indent);
         break;

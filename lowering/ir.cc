@@ -126,6 +126,12 @@ Stmt if_then_else(Expr c, Stmt then_case, Stmt else_case) {
 
 Stmt allocate(const Buffer& b, Stmt body) { return Stmt(std::make_shared<AllocateNode>(b, std::move(body))); }
 
+Stmt allocate_const(const std::string& name, DataType dtype, const std::vector<double>& values,
+                    const std::function<Stmt(const Buffer&)>& body) {
+  Buffer b = make_buffer(name, dtype, {static_cast<int64_t>(values.size())}, "constant");
+  return Stmt(std::make_shared<AllocateConstNode>(b, values, body(b)));
+}
+
 Stmt seq(std::vector<Stmt> stmts) {
   std::vector<Stmt> flat;
   for (auto& s : stmts) {

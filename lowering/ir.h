@@ -13,6 +13,7 @@
 //   "global.stack"     stack only: too big for the target is a compile error;
 //   "global.workspace" workspace only: memory an NPU or DMA engine must be able to reach;
 //   "local"            a few scalars, always a C local (accumulators).
+// AllocateConst holds compile-time tables (requantization multipliers) as const data.
 // After LowerBuiltin only "local" and "stack" Allocates remain; workspace buffers are
 // bound by a LetStmt to an allocator call instead.
 #pragma once
@@ -144,7 +145,7 @@ struct CallNode : ExprNode {
 
 // ---------------------------------------------------------------- statements
 
-enum class StmtKind { kStore, kFor, kIf, kAllocate, kSeq, kLet, kEvaluate, kReturn };
+enum class StmtKind { kStore, kFor, kIf, kAllocate, kAllocateConst, kSeq, kLet, kEvaluate, kReturn };
 
 struct StmtNode {
   StmtKind kind;
@@ -199,6 +200,17 @@ struct AllocateNode : StmtNode {
   Buffer buffer;  // buffer->scope is the storage scope
   Stmt body;
   AllocateNode(Buffer b, Stmt s) : StmtNode(kKind), buffer(std::move(b)), body(std::move(s)) {}
+};
+
+// A read-only table computed at compile time (per-channel requantization multipliers,
+// lookup tables): `static const` data inside the kernel in C.
+struct AllocateConstNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::kAllocateConst;
+  Buffer buffer;
+  std::vector<double> values;  // one per element, converted to buffer->dtype
+  Stmt body;
+  AllocateConstNode(Buffer b, std::vector<double> v, Stmt s)
+      : StmtNode(kKind), buffer(std::move(b)), values(std::move(v)), body(std::move(s)) {}
 };
 
 struct SeqNode : StmtNode {
@@ -275,6 +287,10 @@ Stmt store(const Buffer& b, std::vector<Expr> indices, Expr value);
 Stmt for_loop(const Var& v, Expr min, Expr extent, Stmt body, ForKind kind = ForKind::kSerial);
 Stmt if_then_else(Expr c, Stmt then_case, Stmt else_case = Stmt());
 Stmt allocate(const Buffer& b, Stmt body);
+// A 1-D constant table of `values` (exactly representable in `dtype`) named `name`;
+// `body` builds the statement that reads it.
+Stmt allocate_const(const std::string& name, DataType dtype, const std::vector<double>& values,
+                    const std::function<Stmt(const Buffer&)>& body);
 Stmt seq(std::vector<Stmt> stmts);  // flattens nested Seqs, drops empty statements
 Stmt let(const Var& v, Expr value, Stmt body);
 Stmt evaluate(Expr v);

@@ -24,6 +24,7 @@ void IRVisitor::visit(const Stmt& s) {
     case StmtKind::kFor: return visit_for(s.as<ForNode>());
     case StmtKind::kIf: return visit_if(s.as<IfNode>());
     case StmtKind::kAllocate: return visit_allocate(s.as<AllocateNode>());
+    case StmtKind::kAllocateConst: return visit_allocate_const(s.as<AllocateConstNode>());
     case StmtKind::kSeq: return visit_seq(s.as<SeqNode>());
     case StmtKind::kLet: return visit_let(s.as<LetNode>());
     case StmtKind::kEvaluate: return visit_evaluate(s.as<EvaluateNode>());
@@ -41,6 +42,7 @@ void IRVisitor::visit_store(const StoreNode* op) { for (auto& i : op->indices) v
 void IRVisitor::visit_for(const ForNode* op) { visit(op->min); visit(op->extent); visit(op->body); }
 void IRVisitor::visit_if(const IfNode* op) { visit(op->cond); visit(op->then_case); visit(op->else_case); }
 void IRVisitor::visit_allocate(const AllocateNode* op) { visit(op->body); }
+void IRVisitor::visit_allocate_const(const AllocateConstNode* op) { visit(op->body); }
 void IRVisitor::visit_seq(const SeqNode* op) { for (auto& s : op->stmts) visit(s); }
 void IRVisitor::visit_let(const LetNode* op) { visit(op->value); visit(op->body); }
 void IRVisitor::visit_evaluate(const EvaluateNode* op) { visit(op->value); }
@@ -69,6 +71,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
     case StmtKind::kFor: return mutate_for(s, s.as<ForNode>());
     case StmtKind::kIf: return mutate_if(s, s.as<IfNode>());
     case StmtKind::kAllocate: return mutate_allocate(s, s.as<AllocateNode>());
+    case StmtKind::kAllocateConst: return mutate_allocate_const(s, s.as<AllocateConstNode>());
     case StmtKind::kSeq: return mutate_seq(s, s.as<SeqNode>());
     case StmtKind::kLet: return mutate_let(s, s.as<LetNode>());
     case StmtKind::kEvaluate: return mutate_evaluate(s, s.as<EvaluateNode>());
@@ -149,6 +152,12 @@ Stmt IRMutator::mutate_allocate(const Stmt& s, const AllocateNode* op) {
   Stmt body = mutate(op->body);
   if (body.same_as(op->body)) return s;
   return allocate(op->buffer, body);
+}
+
+Stmt IRMutator::mutate_allocate_const(const Stmt& s, const AllocateConstNode* op) {
+  Stmt body = mutate(op->body);
+  if (body.same_as(op->body)) return s;
+  return Stmt(std::make_shared<AllocateConstNode>(op->buffer, op->values, body));
 }
 
 Stmt IRMutator::mutate_seq(const Stmt& s, const SeqNode* op) {

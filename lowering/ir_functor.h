@@ -31,6 +31,7 @@ class IRVisitor {
   virtual void visit_for(const ForNode* op);
   virtual void visit_if(const IfNode* op);
   virtual void visit_allocate(const AllocateNode* op);
+  virtual void visit_allocate_const(const AllocateConstNode* op);
   virtual void visit_seq(const SeqNode* op);
   virtual void visit_let(const LetNode* op);
   virtual void visit_evaluate(const EvaluateNode* op);
@@ -58,6 +59,7 @@ class IRMutator {
   virtual Stmt mutate_for(const Stmt& s, const ForNode* op);
   virtual Stmt mutate_if(const Stmt& s, const IfNode* op);
   virtual Stmt mutate_allocate(const Stmt& s, const AllocateNode* op);
+  virtual Stmt mutate_allocate_const(const Stmt& s, const AllocateConstNode* op);
   virtual Stmt mutate_seq(const Stmt& s, const SeqNode* op);
   virtual Stmt mutate_let(const Stmt& s, const LetNode* op);
   virtual Stmt mutate_evaluate(const Stmt& s, const EvaluateNode* op);

@@ -108,6 +108,18 @@ class Interpreter {
         exec(op->body);
         break;
       }
+      case StmtKind::kAllocateConst: {
+        auto* op = s.as<AllocateConstNode>();
+        temporaries.emplace_back(static_cast<size_t>(op->buffer->size_bytes()));
+        uint8_t* base = temporaries.back().data();
+        memory[op->buffer->data.get()] = base;
+        for (size_t i = 0; i < op->values.size(); ++i) {
+          Value v{op->values[i], static_cast<int64_t>(op->values[i])};
+          write(op->buffer, base + i * op->buffer->dtype.bytes(), v);
+        }
+        exec(op->body);
+        break;
+      }
       case StmtKind::kSeq:
         for (auto& st : s.as<SeqNode>()->stmts) exec(st);
         break;

@@ -134,6 +134,16 @@ std::string to_string(const Stmt& s, int indent) {
          << "\" {\n" << to_string(op->body, indent + 1) << pad << "}\n";
       break;
     }
+    case StmtKind::kAllocateConst: {
+      auto* op = s.as<AllocateConstNode>();
+      os << pad << "constant " << op->buffer->name << ": " << shape_text(op->buffer) << " = [";
+      for (size_t i = 0; i < op->values.size(); ++i) {
+        if (i == 8) { os << ", ..."; break; }
+        os << (i ? ", " : "") << (op->buffer->dtype.is_float() ? float_literal(op->values[i], op->buffer->dtype) : std::to_string(static_cast<int64_t>(op->values[i])));
+      }
+      os << "] {\n" << to_string(op->body, indent + 1) << pad << "}\n";
+      break;
+    }
     case StmtKind::kSeq:
       for (auto& st : s.as<SeqNode>()->stmts) os << to_string(st, indent);
       break;

@@ -1,0 +1,204 @@
+// Matrix products: Gemm (alpha * A' * B' + beta * C, with optional transposes and a C
+// broadcast to [M, N]) and MatMul (numpy matmul: 1-D operands and broadcast batch
+// dimensions).
+//
+// Both lower to one dot-product reduction per output element, accumulated in a local
+// scalar; the fused epilogue (bias add, activation) is applied to the finished value
+// before the only store. The operand indexing is what differs, and it is all in the
+// index functions below.
+#include "lowering/kernel_builder.h"
+#include "lowering/op_registry.h"
+#include "lowering/ops/reduction.h"
+
+namespace aotc {
+namespace {
+
+using ir::Expr;
+
+// Emits: for k in [0, depth): acc += a(k) * b(k); then Y[out_index] = finish(acc),
+// through the epilogue.
+ir::Stmt dot_product(KernelBuilder& kb, const ir::Buffer& y, const std::vector<Expr>& out_index, int64_t depth,
+                     const std::function<Expr(const Expr& k)>& a, const std::function<Expr(const Expr& k)>& b,
+                     const std::function<Expr(const Expr& sum)>& finish) {
+  ir::Var k = ir::make_var("k");
+  Expr kx = ir::var_expr(k);
+  return with_accumulator("acc", 0.0, [&](const Accumulator& acc) {
+    return ir::seq({ir::for_loop(k, 0, depth, acc.set(acc.value() + a(kx) * b(kx))),
+                    ir::store(y, out_index, kb.epilogue(finish(acc.value()), out_index))});
+  });
+}
+
+// ---------------------------------------------------------------- Gemm
+
+struct GemmShape {
+  int64_t m = 0, k = 0, n = 0;
+  bool trans_a = false, trans_b = false;
+};
+
+bool read_flag(const Node& node, const std::string& name) {
+  int64_t v = node.attr_int(name, 0);
+  if (v != 0 && v != 1) node_error(node, name + " must be 0 or 1");
+  return v == 1;
+}
+
+// C must broadcast to [M, N] without growing: each of its trailing dimensions is 1 or
+// equal to the output's.
+void check_gemm_bias(const Graph& g, const Node& node, int64_t m, int64_t n) {
+  if (node.input(2) == kNoTensor) return;
+  require_float32(g, node, 2);
+  const Tensor& c = g.tensor(node.inputs[2]);
+  std::vector<int64_t> target = {m, n};
+  bool ok = c.shape.size() <= 2;
+  for (size_t i = 0; ok && i < c.shape.size(); ++i) {
+    int64_t want = target[2 - c.shape.size() + i];
+    ok = c.shape[i] == 1 || c.shape[i] == want;
+  }
+  if (!ok)
+    node_error(node, "C '" + c.name + "' has shape " + shape_str(c.shape) + ", which does not broadcast to " +
+                         shape_str(target));
+}
+
+GemmShape gemm_shape(const Graph& g, const Node& node) {
+  require_float32(g, node, 0);
+  require_float32(g, node, 1);
+  const Tensor& a = g.tensor(node.inputs[0]);
+  const Tensor& b = g.tensor(node.inputs[1]);
+  if (a.shape.size() != 2 || b.shape.size() != 2)
+    node_error(node, "A and B must be matrices; got " + shape_str(a.shape) + " and " + shape_str(b.shape));
+  GemmShape s;
+  s.trans_a = read_flag(node, "transA");
+  s.trans_b = read_flag(node, "transB");
+  s.m = s.trans_a ? a.shape[1] : a.shape[0];
+  s.k = s.trans_a ? a.shape[0] : a.shape[1];
+  int64_t b_depth = s.trans_b ? b.shape[1] : b.shape[0];
+  s.n = s.trans_b ? b.shape[0] : b.shape[1];
+  if (b_depth != s.k)
+    node_error(node, "inner dimensions differ: A" + std::string(s.trans_a ? "'" : "") + " is " +
+                         std::to_string(s.m) + "x" + std::to_string(s.k) + ", B" + (s.trans_b ? "'" : "") +
+                         " is " + std::to_string(b_depth) + "x" + std::to_string(s.n));
+  check_gemm_bias(g, node, s.m, s.n);
+  return s;
+}
+
+void infer_gemm(Graph& g, Node& node) {
+  GemmShape s = gemm_shape(g, node);
+  set_output(g, node, 0, DataType::Float32(), {s.m, s.n});
+}
+
+LoweredOp lower_gemm(const Graph& g, const Node& node, const std::string& func_name) {
+  GemmShape s = gemm_shape(g, node);
+  KernelBuilder kb(g, node, func_name);
+  ir::Buffer a = kb.input(0, "A");
+  ir::Buffer b = kb.input(1, "B");
+  ir::Buffer c = node.input(2) != kNoTensor ? kb.input(2, "C") : nullptr;
+  ir::Buffer y = kb.output(0, "Y");
+  double alpha = node.attr_float("alpha", 1.0), beta = node.attr_float("beta", 1.0);
+
+  ir::Stmt body = ir::loop_nest({s.m, s.n}, {"m", "n"}, [&](const std::vector<Expr>& out_index) {
+    Expr m = out_index[0], n = out_index[1];
+    auto a_at = [&](const Expr& k) { return ir::load(a, s.trans_a ? std::vector<Expr>{k, m} : std::vector<Expr>{m, k}); };
+    auto b_at = [&](const Expr& k) { return ir::load(b, s.trans_b ? std::vector<Expr>{n, k} : std::vector<Expr>{k, n}); };
+    auto finish = [&](const Expr& sum) {
+      Expr result = alpha == 1.0 ? sum : Expr(alpha) * sum;
+      if (!c) return result;
+      Expr bias = broadcast_load(c, out_index);
+      return result + (beta == 1.0 ? bias : Expr(beta) * bias);
+    };
+    return dot_product(kb, y, out_index, s.k, a_at, b_at, finish);
+  });
+  return kb.finish(body);
+}
+
+// ---------------------------------------------------------------- MatMul
+
+// numpy matmul: a 1-D A is a row vector and a 1-D B a column vector, whose unit
+// dimension is then dropped from the output; other leading dimensions broadcast.
+struct MatMulShape {
+  std::vector<int64_t> batch;  // broadcast batch dimensions of the output
+  int64_t m = 1, k = 0, n = 1;
+  bool a_is_vector = false, b_is_vector = false;
+  std::vector<int64_t> output;
+};
+
+std::vector<int64_t> batch_dims(const std::vector<int64_t>& shape) {
+  return shape.size() <= 2 ? std::vector<int64_t>{} : std::vector<int64_t>(shape.begin(), shape.end() - 2);
+}
+
+MatMulShape matmul_shape(const Graph& g, const Node& node) {
+  require_float32(g, node, 0);
+  require_float32(g, node, 1);
+  const std::vector<int64_t>& a = g.tensor(node.inputs[0]).shape;
+  const std::vector<int64_t>& b = g.tensor(node.inputs[1]).shape;
+  if (a.empty() || b.empty()) node_error(node, "MatMul operands must have at least one dimension");
+  MatMulShape s;
+  s.a_is_vector = a.size() == 1;
+  s.b_is_vector = b.size() == 1;
+  s.m = s.a_is_vector ? 1 : a[a.size() - 2];
+  s.k = a.back();
+  int64_t b_depth = s.b_is_vector ? b[0] : b[b.size() - 2];
+  s.n = s.b_is_vector ? 1 : b.back();
+  if (b_depth != s.k)
+    node_error(node, "inner dimensions differ: " + shape_str(a) + " x " + shape_str(b));
+  s.batch = broadcast_shapes(node, batch_dims(a), batch_dims(b));
+  s.output = s.batch;
+  if (!s.a_is_vector) s.output.push_back(s.m);
+  if (!s.b_is_vector) s.output.push_back(s.n);
+  return s;
+}
+
+void infer_matmul(Graph& g, Node& node) {
+  MatMulShape s = matmul_shape(g, node);
+  set_output(g, node, 0, DataType::Float32(), s.output);
+}
+
+// The index of an operand's element for output batch index `batch` and matrix position
+// (`row`, `col`): its batch dimensions broadcast (size 1 reads index 0), and a vector
+// operand keeps only its `vector_position` coordinate.
+std::vector<Expr> operand_index(const ir::Buffer& operand, bool is_vector, const std::vector<Expr>& batch,
+                                const Expr& row, const Expr& col, const Expr& vector_position) {
+  if (is_vector) return {vector_position};
+  std::vector<Expr> index;
+  size_t operand_batch = operand->shape.size() - 2;
+  for (size_t i = 0; i < operand_batch; ++i) {
+    Expr out = batch[batch.size() - operand_batch + i];
+    index.push_back(operand->shape[i] == 1 ? Expr(0) : out);
+  }
+  index.push_back(row);
+  index.push_back(col);
+  return index;
+}
+
+std::vector<std::string> matmul_loop_names(const MatMulShape& s) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < s.batch.size(); ++i) names.push_back(s.batch.size() == 1 ? "batch" : "b" + std::to_string(i));
+  if (!s.a_is_vector) names.push_back("m");
+  if (!s.b_is_vector) names.push_back("n");
+  return names;
+}
+
+LoweredOp lower_matmul(const Graph& g, const Node& node, const std::string& func_name) {
+  MatMulShape s = matmul_shape(g, node);
+  KernelBuilder kb(g, node, func_name);
+  ir::Buffer a = kb.input(0, "A");
+  ir::Buffer b = kb.input(1, "B");
+  ir::Buffer y = kb.output(0, "Y");
+
+  // A scalar output (vector . vector) is stored as a one-element buffer.
+  std::vector<int64_t> loop_shape = s.output.empty() ? std::vector<int64_t>{1} : s.output;
+  ir::Stmt body = ir::loop_nest(loop_shape, matmul_loop_names(s), [&](const std::vector<Expr>& out_index) {
+    std::vector<Expr> batch(out_index.begin(), out_index.begin() + static_cast<std::ptrdiff_t>(s.batch.size()));
+    size_t next = s.batch.size();
+    Expr m = s.a_is_vector ? Expr(0) : out_index[next++];
+    Expr n = s.b_is_vector ? Expr(0) : out_index[next++];
+    auto a_at = [&](const Expr& k) { return ir::load(a, operand_index(a, s.a_is_vector, batch, m, k, k)); };
+    auto b_at = [&](const Expr& k) { return ir::load(b, operand_index(b, s.b_is_vector, batch, k, n, k)); };
+    return dot_product(kb, y, out_index, s.k, a_at, b_at, [](const Expr& sum) { return sum; });
+  });
+  return kb.finish(body);
+}
+
+AOTC_REGISTER_OP("Gemm", (OpDef{infer_gemm, lower_gemm, /*scalar=*/nullptr, /*is_view=*/false}));
+AOTC_REGISTER_OP("MatMul", (OpDef{infer_matmul, lower_matmul, /*scalar=*/nullptr, /*is_view=*/false}));
+
+}  // namespace
+}  // namespace aotc

@@ -1,0 +1,78 @@
+#include "lowering/ops/tflite_common.h"
+
+#include <algorithm>
+
+namespace aotc::tflite {
+
+SpatialDim compute_spatial(const Node& node, const std::string& padding, int64_t in, int64_t filter, int64_t stride,
+                           int64_t dilation) {
+  int64_t effective = (filter - 1) * dilation + 1;
+  SpatialDim d;
+  if (padding == "SAME") {
+    d.out = (in + stride - 1) / stride;
+    int64_t total = std::max<int64_t>((d.out - 1) * stride + effective - in, 0);
+    d.pad_before = total / 2;
+  } else if (padding == "VALID") {
+    d.out = (in - effective + stride) / stride;
+    d.pad_before = 0;
+  } else {
+    node_error(node, "unknown padding '" + padding + "'");
+  }
+  if (d.out <= 0) node_error(node, "the filter is larger than the input");
+  return d;
+}
+
+ir::Expr apply_float_activation(const Node& node, ir::Expr value) {
+  std::string act = node.attr_string("fused_activation", "NONE");
+  if (act == "NONE") return value;
+  if (act == "RELU") return ir::max(value, ir::Expr(0.0));
+  if (act == "RELU6") return ir::min(ir::max(value, ir::Expr(0.0)), ir::Expr(6.0));
+  if (act == "RELU_N1_TO_1") return ir::min(ir::max(value, ir::Expr(-1.0)), ir::Expr(1.0));
+  node_error(node, "fused activation " + act + " is not supported");
+}
+
+double scale_of(const Graph& g, TensorId id, size_t channel) {
+  const Quantization& q = g.tensor(id).quant;
+  return q.scale.size() > channel ? q.scale[channel] : q.scale.at(0);
+}
+
+int32_t zero_point_of(const Graph& g, TensorId id) {
+  const Quantization& q = g.tensor(id).quant;
+  return q.zero_point.empty() ? 0 : static_cast<int32_t>(q.zero_point[0]);
+}
+
+bool is_per_channel(const Graph& g, TensorId id) { return g.tensor(id).quant.scale.size() > 1; }
+
+void require_quantized(const Graph& g, const Node& node, TensorId id) {
+  if (g.tensor(id).quant.empty())
+    node_error(node, "tensor '" + g.tensor(id).name + "' is " + g.tensor(id).dtype.str() + " but has no quantization parameters");
+}
+
+QuantizedRange output_range(const Graph& g, const Node& node, TensorId output) {
+  const Tensor& t = g.tensor(output);
+  int32_t lo = t.dtype.is_int() ? -(1 << (t.dtype.bits - 1)) : 0;
+  int32_t hi = t.dtype.is_int() ? (1 << (t.dtype.bits - 1)) - 1 : (1 << t.dtype.bits) - 1;
+  std::string act = node.attr_string("fused_activation", "NONE");
+  if (act != "NONE" && act != "RELU" && act != "RELU6" && act != "RELU_N1_TO_1")
+    node_error(node, "fused activation " + act + " is not supported on quantized tensors");
+  return quantized_activation_range(act, scale_of(g, output), zero_point_of(g, output), lo, hi);
+}
+
+ir::Expr clamp(ir::Expr x, const QuantizedRange& range) { return ir::max(ir::min(x, range.max), range.min); }
+
+std::vector<QuantizedMultiplier> channel_multipliers(const Graph& g, TensorId input, TensorId filter, TensorId output,
+                                                     int64_t channels) {
+  std::vector<QuantizedMultiplier> out;
+  int64_t n = is_per_channel(g, filter) ? channels : 1;
+  for (int64_t c = 0; c < n; ++c) {
+    // Products and quotient in double from the float scales, as TFLite's
+    // PopulateConvolutionQuantizationParams does.
+    double real = static_cast<double>(static_cast<float>(scale_of(g, input))) *
+                  static_cast<double>(static_cast<float>(scale_of(g, filter, static_cast<size_t>(c)))) /
+                  static_cast<double>(static_cast<float>(scale_of(g, output)));
+    out.push_back(quantize_multiplier(real));
+  }
+  return out;
+}
+
+}  // namespace aotc::tflite

@@ -1,0 +1,49 @@
+// Shared pieces of the TFLite operator lowerings (tflite_*.cc): NHWC geometry with
+// TFLite's SAME/VALID padding, fused activations, and per-tensor/per-channel
+// quantization parameters read from the graph.
+//
+// TFLite graphs keep TFLite's layout (NHWC activations, OHWI convolution filters,
+// 1HWO depthwise filters) and semantics; nothing is converted to ONNX's conventions, so
+// each kernel can follow TFLite's reference kernel step for step and stay bit-exact.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "aot/graph.h"
+#include "lowering/ir.h"
+#include "lowering/quantization.h"
+
+namespace aotc::tflite {
+
+// Output size and leading padding of one spatial dimension, as TFLite computes them.
+struct SpatialDim {
+  int64_t out = 0;
+  int64_t pad_before = 0;
+};
+SpatialDim compute_spatial(const Node& node, const std::string& padding, int64_t in, int64_t filter, int64_t stride,
+                           int64_t dilation);
+
+// The node's "fused_activation" applied to a float value (NONE, RELU, RELU6, RELU_N1_TO_1).
+ir::Expr apply_float_activation(const Node& node, ir::Expr value);
+
+// Quantization of tensor `id`: scale and zero point (per-tensor: index 0).
+double scale_of(const Graph& g, TensorId id, size_t channel = 0);
+int32_t zero_point_of(const Graph& g, TensorId id);
+bool is_per_channel(const Graph& g, TensorId id);
+// Requires tensor `id` to carry quantization parameters; node_error otherwise.
+void require_quantized(const Graph& g, const Node& node, TensorId id);
+
+// Range [min, max] of the output type, narrowed by the node's fused activation.
+QuantizedRange output_range(const Graph& g, const Node& node, TensorId output);
+
+// The int8 value x of a fused activation's range clamp: max(min(x, range.max), range.min).
+ir::Expr clamp(ir::Expr x, const QuantizedRange& range);
+
+// Per-output-channel requantization for a convolution-like kernel: for each channel c,
+// input_scale * filter_scale[c] / output_scale as (multiplier, shift); one entry when the
+// filter is quantized per tensor.
+std::vector<QuantizedMultiplier> channel_multipliers(const Graph& g, TensorId input, TensorId filter, TensorId output,
+                                                     int64_t channels);
+
+}  // namespace aotc::tflite

@@ -1,0 +1,278 @@
+// TFLite CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, float32 and int8.
+//
+// The loops follow TFLite's reference kernels step for step — the same window order,
+// the same skipping of padded positions, bias added after the sum — because float
+// results then match to the last bit and int8 results must. int8 kernels accumulate
+// (input - input_zero_point) * filter in int32, add the int32 bias, requantize with the
+// per-channel multiplier and shift computed at compile time, add the output zero point
+// and clamp to the fused activation's range: integer arithmetic only.
+#include "lowering/kernel_builder.h"
+#include "lowering/op_registry.h"
+#include "lowering/ops/tflite_common.h"
+
+namespace aotc {
+namespace {
+
+using ir::Expr;
+
+bool is_int8(const Graph& g, TensorId id) { return g.tensor(id).dtype == DataType::Int(8); }
+
+// Input and output types must agree, and int8 tensors must carry quantization.
+void check_types(const Graph& g, const Node& node) {
+  TensorId in = node.inputs.at(0), filter = node.inputs.at(1), out = node.outputs.at(0);
+  DataType t = g.tensor(in).dtype;
+  if (t != DataType::Float32() && t != DataType::Int(8))
+    node_error(node, "input '" + g.tensor(in).name + "' is " + t.str() + "; only float32 and int8 are supported");
+  if (g.tensor(out).dtype != t) node_error(node, "input and output types differ");
+  if (t == DataType::Int(8)) {
+    for (TensorId id : {in, filter, out}) tflite::require_quantized(g, node, id);
+    if (g.tensor(filter).dtype != DataType::Int(8))
+      node_error(node, "filter '" + g.tensor(filter).name + "' is " + g.tensor(filter).dtype.str() + "; int8 is required");
+    TensorId bias = node.input(2);
+    if (bias != kNoTensor && g.tensor(bias).dtype != DataType::Int(32))
+      node_error(node, "bias '" + g.tensor(bias).name + "' must be int32 for an int8 kernel");
+  } else if (g.tensor(filter).dtype != DataType::Float32()) {
+    node_error(node, "float32 input with " + g.tensor(filter).dtype.str() + " filter: hybrid models are not supported");
+  }
+}
+
+// The model file states every shape; recompute it and insist they agree.
+void check_output_shape(Graph& g, const Node& node, const std::vector<int64_t>& shape) {
+  Tensor& out = g.tensor(node.outputs.at(0));
+  if (out.shape_known && out.num_elements() != 0 && out.shape != shape)
+    node_error(node, "output '" + out.name + "' is " + shape_str(out.shape) + " in the model but the operator computes " +
+                         shape_str(shape));
+  set_output(g, node, 0, out.dtype, shape);
+}
+
+struct ConvGeometry {
+  int64_t batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h, filter_w;
+  int64_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+};
+
+// `filter_layout_depthwise`: filter is [1, KH, KW, out_c]; otherwise [out_c, KH, KW, in_c].
+ConvGeometry conv_geometry(const Graph& g, const Node& node, bool depthwise) {
+  const Tensor& in = require_input(g, node, 0);
+  const Tensor& filter = require_input(g, node, 1);
+  if (in.shape.size() != 4 || filter.shape.size() != 4) node_error(node, "input and filter must be 4-D (NHWC)");
+  ConvGeometry c;
+  c.batches = in.shape[0], c.in_h = in.shape[1], c.in_w = in.shape[2], c.in_c = in.shape[3];
+  c.filter_h = filter.shape[1], c.filter_w = filter.shape[2];
+  c.out_c = depthwise ? filter.shape[3] : filter.shape[0];
+  if (!depthwise && filter.shape[3] != c.in_c)
+    node_error(node, "filter has " + std::to_string(filter.shape[3]) + " input channels but the input has " +
+                         std::to_string(c.in_c) + " (grouped convolution is not supported)");
+  if (depthwise && c.out_c % c.in_c != 0)
+    node_error(node, "depthwise output channels " + std::to_string(c.out_c) + " are not a multiple of input channels " +
+                         std::to_string(c.in_c));
+  c.stride_h = node.attr_int("stride_h", 1), c.stride_w = node.attr_int("stride_w", 1);
+  c.dilation_h = node.attr_int("dilation_h", 1), c.dilation_w = node.attr_int("dilation_w", 1);
+  std::string padding = node.attr_string("padding", "SAME");
+  auto h = tflite::compute_spatial(node, padding, c.in_h, c.filter_h, c.stride_h, c.dilation_h);
+  auto w = tflite::compute_spatial(node, padding, c.in_w, c.filter_w, c.stride_w, c.dilation_w);
+  c.out_h = h.out, c.pad_h = h.pad_before, c.out_w = w.out, c.pad_w = w.pad_before;
+  return c;
+}
+
+void infer_conv(Graph& g, Node& node, bool depthwise) {
+  ConvGeometry c = conv_geometry(g, node, depthwise);
+  check_types(g, node);
+  if (node.input(2) != kNoTensor && g.tensor(node.inputs[2]).num_elements() != c.out_c)
+    node_error(node, "bias has " + std::to_string(g.tensor(node.inputs[2]).num_elements()) + " elements, expected " +
+                         std::to_string(c.out_c));
+  check_output_shape(g, node, {c.batches, c.out_h, c.out_w, c.out_c});
+}
+
+// Requantization of channel `oc`: constants when the filter is per-tensor, tables otherwise.
+struct Requantizer {
+  std::vector<QuantizedMultiplier> per_channel;
+  ir::Buffer multipliers, shifts;  // set when per_channel.size() > 1
+
+  Expr apply(Expr acc, Expr oc) const {
+    if (per_channel.size() == 1)
+      return ir::mul_by_quantized_multiplier(acc, per_channel[0].multiplier, per_channel[0].shift);
+    return ir::mul_by_quantized_multiplier(acc, ir::load(multipliers, {oc}), ir::load(shifts, {oc}));
+  }
+};
+
+// Wraps `body` in the multiplier and shift tables it reads, if any.
+ir::Stmt with_requantizer(std::vector<QuantizedMultiplier> per_channel,
+                          const std::function<ir::Stmt(const Requantizer&)>& body) {
+  Requantizer r;
+  r.per_channel = std::move(per_channel);
+  if (r.per_channel.size() == 1) return body(r);
+  std::vector<double> mult, shift;
+  for (auto& q : r.per_channel) mult.push_back(q.multiplier), shift.push_back(q.shift);
+  return ir::allocate_const("multiplier", DataType::Int(32), mult, [&](const ir::Buffer& m) {
+    return ir::allocate_const("shift", DataType::Int(32), shift, [&](const ir::Buffer& s) {
+      r.multipliers = m;
+      r.shifts = s;
+      return body(r);
+    });
+  });
+}
+
+// The per-output-element tail shared by all three kernels: bias, then either the float
+// activation or int8 requantization, offset and clamp.
+struct OutputStage {
+  const Graph& g;
+  const Node& node;
+  ir::Buffer bias;  // may be null
+  bool quantized;
+
+  Expr finish(Expr acc, Expr oc, const Requantizer* rq) const {
+    if (bias) acc = acc + ir::load(bias, {oc});
+    if (!quantized) return tflite::apply_float_activation(node, acc);
+    TensorId out = node.outputs[0];
+    Expr scaled = rq->apply(acc, oc) + tflite::zero_point_of(g, out);
+    return tflite::clamp(scaled, tflite::output_range(g, node, out));
+  }
+};
+
+// Accumulates into a local scalar: acc = 0; <loops>; Y[...] = finish(acc).
+ir::Stmt accumulate(DataType acc_type, const std::function<ir::Stmt(const ir::Buffer&)>& sum,
+                    const std::function<ir::Stmt(Expr)>& write) {
+  ir::Buffer acc = ir::make_buffer("acc", acc_type, {1}, "local");
+  return ir::allocate(acc, ir::seq({ir::store(acc, {0}, ir::make_zero(acc_type)), sum(acc), write(ir::load(acc, {0}))}));
+}
+
+// The input value that enters the sum: int8 values are widened and offset.
+Expr input_term(const Graph& g, TensorId input, Expr value, bool quantized) {
+  if (!quantized) return value;
+  return ir::cast(DataType::Int(32), value) - tflite::zero_point_of(g, input);
+}
+
+Expr filter_term(const Graph& g, TensorId filter, Expr value, bool quantized) {
+  if (!quantized) return value;
+  Expr widened = ir::cast(DataType::Int(32), value);
+  int32_t zp = tflite::zero_point_of(g, filter);
+  return zp == 0 ? widened : widened - zp;
+}
+
+LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, bool depthwise) {
+  ConvGeometry c = conv_geometry(g, node, depthwise);
+  bool quantized = is_int8(g, node.inputs[0]);
+  DataType acc_type = quantized ? DataType::Int(32) : DataType::Float32();
+  KernelBuilder kb(g, node, name);
+  ir::Buffer x = kb.input(0, "input"), w = kb.input(1, "filter");
+  OutputStage stage{g, node, node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr, quantized};
+  ir::Buffer y = kb.output(0, "output");
+  int64_t multiplier = depthwise ? c.out_c / c.in_c : 1;
+  std::vector<QuantizedMultiplier> rq_params;
+  if (quantized) rq_params = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], node.outputs[0], c.out_c);
+
+  ir::Stmt body = with_requantizer(rq_params, [&](const Requantizer& rq) {
+    return ir::loop_nest({c.batches, c.out_h, c.out_w, c.out_c}, {"n", "oy", "ox", "oc"}, [&](const std::vector<Expr>& o) {
+      Expr n = o[0], oy = o[1], ox = o[2], oc = o[3];
+      Expr in_c = depthwise ? oc / multiplier : Expr();
+      auto sum = [&](const ir::Buffer& acc) {
+        return ir::loop_nest({c.filter_h, c.filter_w}, {"ky", "kx"}, [&](const std::vector<Expr>& k) {
+          Expr iy = oy * c.stride_h - c.pad_h + k[0] * c.dilation_h;
+          Expr ix = ox * c.stride_w - c.pad_w + k[1] * c.dilation_w;
+          Expr inside = ir::logical_and(ir::logical_and(iy >= 0, iy < c.in_h), ir::logical_and(ix >= 0, ix < c.in_w));
+          auto term = [&](Expr ic, Expr filter_value) {
+            return input_term(g, node.inputs[0], ir::load(x, {n, iy, ix, ic}), quantized) *
+                   filter_term(g, node.inputs[1], filter_value, quantized);
+          };
+          ir::Stmt add;
+          if (depthwise) {
+            add = ir::store(acc, {0}, ir::load(acc, {0}) + term(in_c, ir::load(w, {0, k[0], k[1], oc})));
+          } else {
+            ir::Var ic = ir::make_var("ic");
+            Expr icv = ir::var_expr(ic);
+            add = ir::for_loop(ic, 0, ir::make_int(c.in_c),
+                               ir::store(acc, {0}, ir::load(acc, {0}) + term(icv, ir::load(w, {oc, k[0], k[1], icv}))));
+          }
+          return ir::if_then_else(inside, add);
+        });
+      };
+      auto write = [&](Expr total) { return ir::store(y, o, kb.epilogue(stage.finish(total, oc, &rq), o)); };
+      return accumulate(acc_type, sum, write);
+    });
+  });
+  return kb.finish(body);
+}
+
+// FULLY_CONNECTED: input [..., depth] viewed as [batches, depth]; filter [units, depth].
+struct FcGeometry {
+  int64_t batches, depth, units;
+};
+
+FcGeometry fc_geometry(const Graph& g, const Node& node) {
+  const Tensor& in = require_input(g, node, 0);
+  const Tensor& filter = require_input(g, node, 1);
+  if (filter.shape.size() != 2) node_error(node, "filter must be 2-D [units, depth]");
+  if (node.attr_string("weights_format", "DEFAULT") != "DEFAULT") node_error(node, "shuffled weights are not supported");
+  FcGeometry f{0, filter.shape[1], filter.shape[0]};
+  if (f.depth == 0 || in.num_elements() % f.depth != 0)
+    node_error(node, "input " + shape_str(in.shape) + " does not divide into rows of " + std::to_string(f.depth));
+  f.batches = in.num_elements() / f.depth;
+  return f;
+}
+
+void infer_fc(Graph& g, Node& node) {
+  FcGeometry f = fc_geometry(g, node);
+  check_types(g, node);
+  std::vector<int64_t> shape = {f.batches, f.units};
+  if (node.attr_int("keep_num_dims", 0)) {
+    shape = g.tensor(node.inputs[0]).shape;
+    shape.back() = f.units;
+  }
+  check_output_shape(g, node, shape);
+}
+
+LoweredOp lower_fc(const Graph& g, const Node& node, const std::string& name) {
+  FcGeometry f = fc_geometry(g, node);
+  bool quantized = is_int8(g, node.inputs[0]);
+  DataType acc_type = quantized ? DataType::Int(32) : DataType::Float32();
+  KernelBuilder kb(g, node, name);
+  // Parameters seen as 2-D, whatever the tensors' ranks.
+  ir::Buffer x = ir::make_buffer("input", g.tensor(node.inputs[0]).dtype, {f.batches, f.depth});
+  ir::Buffer w = kb.input(1, "filter");
+  OutputStage stage{g, node, node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr, quantized};
+  ir::Buffer y2 = ir::make_buffer("output", g.tensor(node.outputs[0]).dtype, {f.batches, f.units});
+  std::vector<QuantizedMultiplier> rq_params;
+  if (quantized) rq_params = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], node.outputs[0], f.units);
+
+  ir::Stmt body = with_requantizer(rq_params, [&](const Requantizer& rq) {
+    return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {
+      auto sum = [&](const ir::Buffer& acc) {
+        ir::Var d = ir::make_var("d");
+        Expr dv = ir::var_expr(d);
+        Expr term = input_term(g, node.inputs[0], ir::load(x, {o[0], dv}), quantized) *
+                    filter_term(g, node.inputs[1], ir::load(w, {o[1], dv}), quantized);
+        return ir::for_loop(d, 0, ir::make_int(f.depth), ir::store(acc, {0}, ir::load(acc, {0}) + term));
+      };
+      auto write = [&](Expr total) { return ir::store(y2, o, stage.finish(total, o[1], &rq)); };
+      return accumulate(acc_type, sum, write);
+    });
+  });
+  LoweredOp lowered = kb.finish(body);
+  // The 2-D views stand for the input and output tensors.
+  lowered.func.params.insert(lowered.func.params.begin(), x);
+  lowered.args.insert(lowered.args.begin(), node.inputs[0]);
+  lowered.func.params.push_back(y2);
+  lowered.args.push_back(node.outputs[0]);
+  return lowered;
+}
+
+OpDef conv_op(bool depthwise) {
+  OpDef def;
+  def.infer = [depthwise](Graph& g, Node& n) { infer_conv(g, n, depthwise); };
+  def.lower = [depthwise](const Graph& g, const Node& n, const std::string& name) { return lower_conv(g, n, name, depthwise); };
+  return def;
+}
+
+OpDef fc_op() {
+  OpDef def;
+  def.infer = infer_fc;
+  def.lower = lower_fc;
+  return def;
+}
+
+AOTC_REGISTER_OP("tfl.CONV_2D", conv_op(false));
+AOTC_REGISTER_OP("tfl.DEPTHWISE_CONV_2D", conv_op(true));
+AOTC_REGISTER_OP("tfl.FULLY_CONNECTED", fc_op());
+
+}  // namespace
+}  // namespace aotc

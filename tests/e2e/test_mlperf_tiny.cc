@@ -1,0 +1,58 @@
+// The MLPerf Tiny reference models (../shared/models/mlperf-tiny): aotc's output for each
+// reference input must be what TensorFlow Lite Micro's reference kernels computed —
+// identical bytes for int8 models, within a relative error of 1e-5 for float models.
+#include "tests/e2e/e2e_util.h"
+
+namespace aotc::e2e {
+namespace {
+
+struct MlperfModel {
+  std::string name;
+  bool int8_output;
+};
+
+std::ostream& operator<<(std::ostream& os, const MlperfModel& m) { return os << m.name; }
+
+class MlperfTiny : public ::testing::TestWithParam<MlperfModel> {
+ protected:
+  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-mlperf"); }
+  std::unique_ptr<TempDir> dir_;
+};
+
+TEST_P(MlperfTiny, MatchesTfliteMicroOnAllReferenceInputs) {
+  const MlperfModel& m = GetParam();
+  std::string model = shared_path("models/mlperf-tiny/" + m.name + ".tflite");
+  std::string ref = shared_path("models/mlperf-tiny/reference/" + m.name + "/");
+  // One compile, four runs: --keep-build is not needed, each run recompiles (fast).
+  for (int k = 0; k < 4; ++k) {
+    std::string out = dir_->path() + "/output_" + std::to_string(k) + ".bin";
+    Result r = run({"run", model, "--inputs", ref + "input_" + std::to_string(k) + ".bin", "--outputs", out});
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::string want_path = ref + "output_" + std::to_string(k) + ".bin";
+    if (m.int8_output) {
+      EXPECT_EQ(read_bytes(out), read_bytes(want_path)) << "input " << k;
+    } else {
+      expect_close(read_floats(out), read_floats(want_path), 1e-5, 0.0);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, MlperfTiny,
+                         ::testing::Values(MlperfModel{"ad01_int8", true}, MlperfModel{"ad01_fp32", false},
+                                           MlperfModel{"kws_ref_model", true}, MlperfModel{"vww_96_int8", true},
+                                           MlperfModel{"vww_96_float", false}, MlperfModel{"pretrainedResnet_quant", true},
+                                           MlperfModel{"pretrainedResnet", false},
+                                           MlperfModel{"pretrainedResnet_large_int8", true},
+                                           MlperfModel{"model_ToyCar_quant_fullint_micro", false}),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(MlperfTinyErrors, HybridModelIsRejectedClearly) {
+  TempDir dir("aotc-mlperf");
+  Result r = run({"compile", shared_path("models/mlperf-tiny/kws_ref_model_float32.tflite"), "-o", dir.path() + "/out"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("hybrid models"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not supported"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace aotc::e2e
