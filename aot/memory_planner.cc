@@ -1,7 +1,9 @@
 #include "aot/memory_planner.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
+#include <random>
 
 namespace aotc {
 
@@ -48,15 +50,69 @@ int64_t lower_bound(const std::vector<LiveRange>& ranges, int64_t alignment) {
   return best;
 }
 
+
+std::vector<size_t> order_by(const std::vector<LiveRange>& ranges, const std::function<bool(size_t, size_t)>& before) {
+  std::vector<size_t> order(ranges.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), before);
+  return order;
+}
+
 }  // namespace
 
 Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment) {
-  std::vector<size_t> by_size(ranges.size());
-  std::iota(by_size.begin(), by_size.end(), 0);
-  std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) { return ranges[a].size > ranges[b].size; });
-  Placement best = place_in_order(ranges, by_size, alignment);
-  best.strategy = "greedy-by-size";
-  best.lower_bound = lower_bound(ranges, alignment);
+  int64_t bound = lower_bound(ranges, alignment);
+  std::vector<int> conflicts(ranges.size(), 0);
+  for (size_t i = 0; i < ranges.size(); ++i)
+    for (size_t j = 0; j < ranges.size(); ++j) conflicts[i] += i != j && overlap_in_time(ranges[i], ranges[j]);
+
+  // Greedy placements in three orders; each is good on different lifetimes.
+  struct Candidate {
+    const char* name;
+    std::vector<size_t> order;
+  };
+  std::vector<Candidate> candidates = {
+      {"greedy-by-size", order_by(ranges, [&](size_t a, size_t b) { return ranges[a].size > ranges[b].size; })},
+      {"greedy-by-conflicts", order_by(ranges, [&](size_t a, size_t b) {
+         int64_t wa = conflicts[a] * ranges[a].size, wb = conflicts[b] * ranges[b].size;
+         return wa != wb ? wa > wb : ranges[a].size > ranges[b].size;
+       })},
+      {"greedy-by-first-use", order_by(ranges, [&](size_t a, size_t b) { return ranges[a].first < ranges[b].first; })},
+  };
+  Placement best;
+  std::vector<size_t> best_order;
+  for (auto& c : candidates) {
+    Placement p = place_in_order(ranges, c.order, alignment);
+    if (best.strategy.empty() || p.total_bytes < best.total_bytes) {
+      best = p;
+      best.strategy = c.name;
+      best_order = c.order;
+    }
+  }
+
+  // Improvement search: swap two positions of the best order, keep what is no worse.
+  // Deterministic (fixed seed) so that the same model always gets the same plan.
+  std::mt19937 rng(12345);
+  const int kIterations = ranges.size() < 2 ? 0 : 3000;
+  std::vector<size_t> order = best_order;
+  int64_t current = best.total_bytes;
+  for (int it = 0; it < kIterations && best.total_bytes > align_up(bound, alignment); ++it) {
+    std::uniform_int_distribution<size_t> pick(0, order.size() - 1);
+    size_t a = pick(rng), b = pick(rng);
+    if (a == b) continue;
+    std::swap(order[a], order[b]);
+    Placement p = place_in_order(ranges, order, alignment);
+    if (p.total_bytes <= current) {
+      current = p.total_bytes;
+      if (p.total_bytes < best.total_bytes) {
+        best = p;
+        best.strategy = "improvement-search";
+      }
+    } else {
+      std::swap(order[a], order[b]);
+    }
+  }
+  best.lower_bound = bound;
   return best;
 }
 

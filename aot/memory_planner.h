@@ -26,7 +26,9 @@ struct Placement {
   std::string strategy;          // which strategy produced it
 };
 
-// Places every range at an `alignment`-aligned offset; keeps the best of the strategies.
+// Places every range at an `alignment`-aligned offset. Tries greedy placement in several
+// orders (by size, by size times conflicts, by first use), then improves the best order by
+// a deterministic local search, and keeps the smallest arena.
 Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment);
 
 int64_t align_up(int64_t value, int64_t alignment);

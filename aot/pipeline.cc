@@ -59,7 +59,12 @@ std::vector<KernelStep> lower_graph(const Graph& g) {
     for (char& c : base) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     std::string fname = base + "_" + std::to_string(counts[base]++);
     LoweredOp lowered = def->lower(g, node, fname);
-    kernels.push_back({fname, std::move(lowered.func), std::move(lowered.args), {}});
+    KernelStep k{fname, std::move(lowered.func), std::move(lowered.args), {}, kNoTensor, {}};
+    if (def->in_place && node.outputs.size() == 1) {
+      k.in_place_output = node.outputs[0];
+      k.in_place_inputs = node.inputs;
+    }
+    kernels.push_back(std::move(k));
   }
   return kernels;
 }
@@ -72,6 +77,42 @@ TensorId view_source(const Graph& g, TensorId id, const std::map<TensorId, Tenso
   }
   (void)g;
   return id;
+}
+
+// An elementwise kernel may write its output over an input of the same shape that no
+// later step reads: element i of the output depends only on element i of that input,
+// which has been read by the time it is overwritten. The output's storage becomes the
+// input's, so the two need one buffer instead of two.
+void merge_in_place(CompiledModel& m) {
+  const Graph& g = m.graph;
+  std::map<TensorId, int> first_use, last_use;  // per arena root
+  for (size_t step = 0; step < m.kernels.size(); ++step) {
+    for (TensorId id : m.kernels[step].args) {
+      const Storage& s = m.storage[id];
+      if (s.kind != Storage::Kind::kArena) continue;
+      first_use.try_emplace(s.tensor, static_cast<int>(step));
+      last_use[s.tensor] = static_cast<int>(step);
+    }
+  }
+  for (size_t step = 0; step < m.kernels.size(); ++step) {
+    const KernelStep& k = m.kernels[step];
+    if (k.in_place_output == kNoTensor) continue;
+    const Storage& out = m.storage[k.in_place_output];
+    if (out.kind != Storage::Kind::kArena || first_use[out.tensor] != static_cast<int>(step)) continue;
+    for (TensorId in : k.in_place_inputs) {
+      const Storage& src = m.storage[in];
+      bool same_layout = g.tensor(in).shape == g.tensor(k.in_place_output).shape &&
+                         g.tensor(in).dtype == g.tensor(k.in_place_output).dtype;
+      if (src.kind != Storage::Kind::kArena || src.tensor == out.tensor || !same_layout ||
+          last_use[src.tensor] != static_cast<int>(step))
+        continue;
+      TensorId from = out.tensor, to = src.tensor;
+      for (auto& [id, s] : m.storage)
+        if (s.kind == Storage::Kind::kArena && s.tensor == from) s.tensor = to;
+      last_use[to] = last_use[from];
+      break;
+    }
+  }
 }
 
 // Decides the storage of every tensor the kernels touch, and plans the arena.
@@ -124,6 +165,8 @@ void plan_storage(CompiledModel& m) {
     bool copied = std::any_of(m.copies.begin(), m.copies.end(), [&](const CopyStep& c) { return c.to == out; });
     if (!m.storage.count(out) && !copied) m.copies.push_back({root_storage(view_source(g, out, views)), out});
   }
+
+  merge_in_place(m);
 
   // Live ranges of arena roots over kernel steps.
   std::map<TensorId, LiveRange> ranges;

@@ -32,6 +32,9 @@ struct KernelStep {
   ir::PrimFunc func;
   std::vector<TensorId> args;  // graph tensor bound to each parameter
   ir::KernelMemory memory;
+  // For elementwise kernels: the output may take the memory of one of these inputs.
+  TensorId in_place_output = kNoTensor;
+  std::vector<TensorId> in_place_inputs;
 };
 
 // Where a tensor's bytes live at run time.

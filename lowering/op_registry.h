@@ -33,6 +33,9 @@ struct OpDef {
   std::function<ir::Expr(const Node&, const std::vector<ir::Expr>& inputs)> scalar;
   // Output 0 is input 0 with a new shape: no kernel, the planner makes it an alias.
   bool is_view = false;
+  // Output element i depends only on element i of each same-shaped input (elementwise
+  // kernels), so the output may be written over such an input once nothing else reads it.
+  bool in_place = false;
 };
 
 const OpDef* find_op(const std::string& op);

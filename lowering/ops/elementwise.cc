@@ -57,6 +57,7 @@ OpDef elementwise(std::function<Expr(const Node&, const std::vector<Expr>&)> sca
   def.infer = float_only ? infer_unary_float : infer_broadcast;
   def.lower = lower_elementwise;
   def.scalar = std::move(scalar);
+  def.in_place = true;
   return def;
 }
 

@@ -9,8 +9,8 @@
 //
 // Transpose and Concat loop over the elements they write, so that each output element
 // is stored once, and contiguously for Transpose.
+#include <algorithm>
 #include <numeric>
-#include <set>
 
 #include "lowering/kernel_builder.h"
 #include "lowering/op_registry.h"

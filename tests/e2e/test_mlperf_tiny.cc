@@ -23,7 +23,6 @@ TEST_P(MlperfTiny, MatchesTfliteMicroOnAllReferenceInputs) {
   const MlperfModel& m = GetParam();
   std::string model = shared_path("models/mlperf-tiny/" + m.name + ".tflite");
   std::string ref = shared_path("models/mlperf-tiny/reference/" + m.name + "/");
-  // One compile, four runs: --keep-build is not needed, each run recompiles (fast).
   for (int k = 0; k < 4; ++k) {
     std::string out = dir_->path() + "/output_" + std::to_string(k) + ".bin";
     Result r = run({"run", model, "--inputs", ref + "input_" + std::to_string(k) + ".bin", "--outputs", out});
