@@ -108,12 +108,14 @@ Expr counted_taps(const WindowAxis& axis, const Expr& o, bool count_include_pad)
   bool clipped_low = axis.first_start() < lo;
   bool clipped_high = axis.last_start() + axis.span() > hi;
   if (!clipped_low && !clipped_high) return Expr(axis.kernel);
-  // Taps k in [first, end) have lo <= start + k * dilation < hi; (a + d - 1) / d is
-  // ceil(a / d) for a > 0 and is <= 0 for a <= 0, where the clamp to [0, kernel] applies.
-  Expr start = o * axis.stride - axis.pad_begin;
+  // The window starts at o * stride - pad_begin, so taps k in [first, end) have
+  // lo <= start + k * d < hi, with first = ceil((lo - start) / d) and end likewise for
+  // hi. (a + d - 1) / d is ceil(a / d) for a > 0 and is <= 0 for a <= 0, where the clamp
+  // to [0, kernel] applies. Constants are folded here to keep the generated C short.
   int64_t d = axis.dilation;
-  Expr first = clipped_low ? ir::max(Expr(0), (Expr(lo) - start + (d - 1)) / d) : Expr(0);
-  Expr end = clipped_high ? ir::min(Expr(axis.kernel), (Expr(hi) - start + (d - 1)) / d) : Expr(axis.kernel);
+  auto ceil_steps_to = [&](int64_t bound) { return (Expr(bound + axis.pad_begin + d - 1) - o * axis.stride) / d; };
+  Expr first = clipped_low ? ir::max(Expr(0), ceil_steps_to(lo)) : Expr(0);
+  Expr end = clipped_high ? ir::min(Expr(axis.kernel), ceil_steps_to(hi)) : Expr(axis.kernel);
   return end - first;
 }
 
