@@ -12,6 +12,7 @@
 #include "aot/executor_codegen.h"
 #include "aot/file_utils.h"
 #include "aot/host_runner.h"
+#include "aot/memory_report.h"
 #include "aot/pipeline.h"
 #include "targets/target.h"
 
@@ -84,6 +85,9 @@ int main(int argc, char** argv) {
   CLI::App* compile = app.add_subcommand("compile", "compile MODEL into C sources, a header and metadata.json");
   add_common(compile, &compile_args);
   compile->add_option("-o,--output", outdir, "directory for the generated files (created if needed)")->required();
+  bool memory_report = false;
+  compile->add_flag("--memory-report", memory_report,
+                    "print the memory plan as a table and write memory_plan.svg beside the sources");
 
   CommonArgs run_args;
   std::string inputs, outputs;
@@ -103,7 +107,10 @@ int main(int argc, char** argv) {
       CompileOptions o = make_options(compile_args);
       CompiledModel m = compile_model(o);
       std::string model_file = o.model_path.substr(o.model_path.find_last_of('/') + 1);
-      write_files_atomically(outdir, generate_sources(m, model_file).files);
+      GeneratedFiles files = generate_sources(m, model_file);
+      if (memory_report) files.files["memory_plan.svg"] = memory_plan_svg(m);
+      write_files_atomically(outdir, files.files);
+      if (memory_report) std::cout << memory_report_table(m);
     } else if (*run) {
       RunOptions r;
       r.compile = make_options(run_args);
