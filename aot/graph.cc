@@ -1,5 +1,6 @@
 #include "aot/graph.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace aotc {
@@ -120,12 +121,9 @@ TensorId Graph::add_constant(const std::string& name, DataType dtype, std::vecto
 std::vector<int> Graph::consumers(TensorId id) const {
   std::vector<int> out;
   for (size_t n = 0; n < nodes.size(); ++n) {
-    for (TensorId in : nodes[n].inputs) {
-      if (in == id) {
-        out.push_back(static_cast<int>(n));
-        break;
-      }
-    }
+    bool reads = std::count(nodes[n].inputs.begin(), nodes[n].inputs.end(), id) > 0;
+    for (const Node& step : nodes[n].body) reads |= std::count(step.inputs.begin(), step.inputs.end(), id) > 0;
+    if (reads) out.push_back(static_cast<int>(n));
   }
   return out;
 }

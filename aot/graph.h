@@ -85,7 +85,7 @@ struct Graph {
   const Tensor& tensor(TensorId id) const { return tensors.at(static_cast<size_t>(id)); }
   TensorId add_tensor(Tensor t);
   TensorId add_constant(const std::string& name, DataType dtype, std::vector<int64_t> shape, std::vector<uint8_t> bytes);
-  std::vector<int> consumers(TensorId id) const;  // node indices that read `id`
+  std::vector<int> consumers(TensorId id) const;  // node indices that read `id` (also in fused bodies)
   bool is_graph_output(TensorId id) const;
 };
 

@@ -150,7 +150,9 @@ class OnnxImporter {
                          std::to_string(type.tensor_type().elem_type()));
     if (!type.tensor_type().has_shape()) throw CompileError(path_ + ": graph input '" + in.name() + "' has no shape");
     for (auto& d : type.tensor_type().shape().dim()) {
-      if (!d.has_dim_value() || d.dim_value() <= 0)
+      if (d.has_dim_value() && d.dim_value() == 0)
+        throw CompileError(path_ + ": graph input '" + in.name() + "' has a dimension of size 0; tensors without elements are not supported");
+      if (!d.has_dim_value() || d.dim_value() < 0)
         throw CompileError(path_ + ": graph input '" + in.name() + "' has a dynamic dimension" +
                            (d.has_dim_param() ? " '" + d.dim_param() + "'" : "") +
                            "; aotc needs static shapes (export the model with fixed input sizes)");

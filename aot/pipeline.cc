@@ -163,7 +163,9 @@ void plan_storage(CompiledModel& m) {
   // Graph outputs no kernel writes (a folded constant, an input passed through) are copied.
   for (TensorId out : g.outputs) {
     bool copied = std::any_of(m.copies.begin(), m.copies.end(), [&](const CopyStep& c) { return c.to == out; });
-    if (!m.storage.count(out) && !copied) m.copies.push_back({root_storage(view_source(g, out, views)), out});
+    TensorId root = view_source(g, out, views);
+    bool stored_in_place = root_to_output.count(root) && root_to_output[root] == out;
+    if (!m.storage.count(out) && !copied && !stored_in_place) m.copies.push_back({root_storage(root), out});
   }
 
   merge_in_place(m);

@@ -66,8 +66,10 @@ bool fold_batch_norm(Graph& g, Node& conv, const Node& bn) {
 }
 
 bool accepts_epilogue(const std::string& op) {
-  static const std::set<std::string> kAnchors = {"Conv", "Gemm", "MatMul", "MaxPool", "AveragePool",
-                                                 "GlobalAveragePool"};
+  // Operators whose lowering applies KernelBuilder::epilogue to every output element.
+  static const std::set<std::string> kAnchors = {"Conv",          "Gemm",      "MatMul", "MaxPool",
+                                                 "AveragePool",   "GlobalAveragePool",   "BatchNormalization",
+                                                 "Transpose",     "Concat",    "Pad"};
   const OpDef* def = find_op(op);
   return kAnchors.count(op) || (def && def->scalar);
 }
@@ -81,7 +83,15 @@ bool fuse_epilogue(Graph& g, Node& producer, const Node& consumer) {
   const Tensor& out = g.tensor(consumer.outputs[0]);
   if (in.shape != out.shape || in.dtype != out.dtype) return false;  // the epilogue must not broadcast the carried value
   if (producer.body.empty()) producer.attrs[kAnchorOutputAttr] = static_cast<int64_t>(carried);
-  producer.body.push_back(consumer);
+  // A consumer that is itself a fused chain joins as its anchor followed by its steps.
+  Node head = consumer;
+  head.body.clear();
+  if (!consumer.body.empty()) {
+    head.outputs = {static_cast<TensorId>(consumer.attr_int(kAnchorOutputAttr, kNoTensor))};
+    head.attrs.erase(kAnchorOutputAttr);
+  }
+  producer.body.push_back(head);
+  producer.body.insert(producer.body.end(), consumer.body.begin(), consumer.body.end());
   producer.outputs = consumer.outputs;
   return true;
 }
@@ -114,6 +124,8 @@ void fuse_operators(Graph& g) {
       // The consumer must read the value once (x * x would need it twice per element).
       int uses = 0;
       for (TensorId in : consumer.inputs) uses += in == producer.outputs[0];
+      for (const Node& step : consumer.body)
+        for (TensorId in : step.inputs) uses += in == producer.outputs[0];
       if (uses != 1 || !inputs_ready_at(g, consumer, i)) continue;
       if (fold_batch_norm(g, producer, consumer) || fuse_epilogue(g, producer, consumer)) {
         g.nodes.erase(g.nodes.begin() + readers[0]);

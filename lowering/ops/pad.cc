@@ -137,12 +137,14 @@ Expr positive_mod(Expr v, int64_t n, int64_t lowest) {
 Expr reflect_index(Expr j, const AxisPadding& axis) {
   int64_t n = axis.kept;
   if (n == 1) return 0;
-  int64_t last = n - 1;
-  // Within one reflection of the ends, |j| already lands in [0, 2 (n - 1)]; only wider
-  // pads need the modulo, which is slow on small cores.
-  bool one_reflection = axis.before <= last && axis.after <= last;
-  Expr folded = one_reflection ? absolute(j) : positive_mod(j, 2 * last, -axis.before);
-  return ir::make_int(last) - absolute(ir::make_int(last) - folded);
+  Expr last = ir::make_int(n - 1);
+  auto mirror_at_last = [&](Expr m) { return last - absolute(last - m); };  // for m in [0, 2 (n - 1)]
+  // Pads wider than n - 1 reflect more than once: reduce j modulo the period first.
+  if (axis.before > n - 1 || axis.after > n - 1) return mirror_at_last(positive_mod(j, 2 * (n - 1), -axis.before));
+  // Otherwise at most one mirror per end, and only where there is padding (the modulo
+  // is slow on small cores, and the simpler index is easier to read in the C).
+  Expr m = axis.before > 0 ? absolute(j) : j;
+  return axis.after > 0 ? mirror_at_last(m) : m;
 }
 
 // The input index along one axis that output index `out` repeats.

@@ -11,6 +11,7 @@
 // exponentials are stored in Y and divided in place, which is also the reference's
 // order of operations.
 #include <algorithm>
+#include <functional>
 
 #include "lowering/kernel_builder.h"
 #include "lowering/op_registry.h"

@@ -70,6 +70,14 @@ void resolve_valid(WindowAxis& axis) {
   axis.output = room < 0 ? 0 : room / axis.stride + 1;
 }
 
+// A pooling window that lies entirely in the padding would have nothing to reduce.
+void check_pads_within_window(const Node& node, size_t index, const WindowAxis& axis) {
+  if (std::max(axis.pad_begin, axis.pad_end) < axis.span()) return;
+  node_error(node, "spatial axis " + std::to_string(index) + ": pads " + std::to_string(axis.pad_begin) + "+" +
+                       std::to_string(axis.pad_end) + " must be smaller than the window extent " +
+                       std::to_string(axis.span()));
+}
+
 }  // namespace
 
 std::vector<WindowAxis> resolve_window(const Node& node, const std::vector<int64_t>& input_extents,
@@ -92,10 +100,7 @@ std::vector<WindowAxis> resolve_window(const Node& node, const std::vector<int64
     // ONNX lists all the begin pads, then all the end pads.
     axis.pad_begin = pads[i];
     axis.pad_end = pads[rank + i];
-    if (pooling && auto_pad == AutoPad::kNotSet && std::max(axis.pad_begin, axis.pad_end) >= axis.span())
-      node_error(node, "spatial axis " + std::to_string(i) + ": pads " + std::to_string(axis.pad_begin) + "+" +
-                           std::to_string(axis.pad_end) + " must be smaller than the window extent " +
-                           std::to_string(axis.span()));
+    if (pooling && auto_pad == AutoPad::kNotSet) check_pads_within_window(node, i, axis);
     switch (auto_pad) {
       case AutoPad::kNotSet: resolve_explicit(axis, ceil_mode); break;
       case AutoPad::kSameUpper: resolve_same(axis, false); break;

@@ -1,0 +1,192 @@
+// TFLite RESHAPE, QUANTIZE and DEQUANTIZE.
+//
+// RESHAPE moves no data: it is a view, and the memory planner gives its output the
+// input's bytes. QUANTIZE and DEQUANTIZE convert between float32 and quantized integers
+// (and QUANTIZE also between two quantized integer types) exactly as TensorFlow Lite
+// Micro's reference kernels do: reference_ops::AffineQuantize, Requantize and Dequantize.
+// Converting from and to float needs float arithmetic at run time; requantizing does not.
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "lowering/kernel_builder.h"
+#include "lowering/op_registry.h"
+#include "lowering/ops/tflite_common.h"
+#include "lowering/ops/tflite_infer.h"
+
+namespace aotc {
+namespace {
+
+using ir::Expr;
+
+// ---------------------------------------------------------------- RESHAPE
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// The shape a RESHAPE asks for in its constant shape input (or, without one, in its
+// new_shape option), with a -1 resolved from `elements`. nullopt if it states none.
+std::optional<std::vector<int64_t>> requested_shape(const Graph& g, const Node& node, int64_t elements) {
+  std::vector<int64_t> shape;
+  TensorId shape_input = node.input(1);
+  if (shape_input != kNoTensor && g.tensor(shape_input).is_constant() && g.tensor(shape_input).shape.size() == 1) {
+    shape = g.tensor(shape_input).ints();
+  } else if (node.has_attr("new_shape")) {
+    shape = node.attr_ints("new_shape");
+  } else {
+    return std::nullopt;
+  }
+  int64_t known = 1;
+  int stretch = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && stretch < 0) {
+      stretch = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      node_error(node, "requested shape " + shape_str(shape) + " has a negative size other than one -1");
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (stretch >= 0 && known != 0) shape[static_cast<size_t>(stretch)] = elements / known;
+  return shape;
+}
+
+// TFLite Micro reshapes to the output shape the model declares; the requested shape, if
+// stated, must agree with it, and the element count must not change.
+void infer_reshape(Graph& g, Node& node) {
+  const Tensor& x = require_input(g, node, 0);
+  const Tensor& y = g.tensor(node.outputs.at(0));
+  std::optional<std::vector<int64_t>> requested = requested_shape(g, node, x.num_elements());
+  if (!y.shape_known && !requested) node_error(node, "the output shape is neither declared nor requested");
+  std::vector<int64_t> shape = y.shape_known ? y.shape : *requested;
+  if (requested && *requested != shape)
+    node_error(node, "output '" + y.name + "' is declared " + shape_str(shape) + " but the operator requests " +
+                         shape_str(*requested));
+  if (element_count(shape) != x.num_elements())
+    node_error(node, "cannot reshape " + shape_str(x.shape) + " (" + std::to_string(x.num_elements()) +
+                         " elements) to " + shape_str(shape));
+  tflite::set_declared_output(g, node, 0, x.dtype, shape);
+}
+
+LoweredOp no_kernel(const Graph&, const Node& node, const std::string&) {
+  node_error(node, "internal: a view operator has no kernel");
+}
+
+OpDef reshape_op() {
+  OpDef def;
+  def.infer = infer_reshape;
+  def.lower = no_kernel;
+  def.is_view = true;
+  return def;
+}
+
+// ---------------------------------------------------------------- QUANTIZE, DEQUANTIZE
+
+// [min, max] of an integer type.
+QuantizedRange type_range(DataType t) {
+  if (t.is_uint()) return {0, static_cast<int32_t>((int64_t{1} << t.bits) - 1)};
+  return {static_cast<int32_t>(-(int64_t{1} << (t.bits - 1))), static_cast<int32_t>((int64_t{1} << (t.bits - 1)) - 1)};
+}
+
+// The integer-to-integer conversions TFLite Micro's QUANTIZE implements.
+bool is_supported_requantization(DataType from, DataType to) {
+  static const std::set<std::pair<std::string, std::string>> kPairs = {
+      {"int8", "int8"},   {"int8", "uint8"},   {"int8", "int16"}, {"int8", "int32"},  {"uint8", "int8"},
+      {"int16", "int8"}, {"int16", "int16"}, {"int16", "int32"}, {"int32", "int8"}, {"int32", "int16"}};
+  return kPairs.count({from.str(), to.str()}) != 0;
+}
+
+void infer_quantize(Graph& g, Node& node) {
+  const Tensor& x = require_input(g, node, 0);
+  const Tensor& y = g.tensor(node.outputs.at(0));
+  if (x.dtype == DataType::Float32()) {
+    if (y.dtype != DataType::Int(8) && y.dtype != DataType::Int(16))
+      node_error(node, "quantizing float32 to " + y.dtype.str() + " is not supported (only int8 and int16)");
+  } else if (!is_supported_requantization(x.dtype, y.dtype)) {
+    node_error(node, "requantizing " + x.dtype.str() + " to " + y.dtype.str() + " is not supported");
+  } else {
+    tflite::require_per_tensor_quantized(g, node, node.inputs[0]);
+  }
+  tflite::require_per_tensor_quantized(g, node, node.outputs[0]);
+  tflite::set_declared_output(g, node, 0, y.dtype, x.shape);
+}
+
+// AffineQuantize: round(x / scale) + zero_point, clamped to the output type, with the
+// division in float and TfLiteRound (half away from zero, roundf). The clamp is applied
+// before the conversion to an integer, so that values beyond the int32 range saturate
+// instead of overflowing (TFLite converts first, which is undefined behaviour there).
+Expr affine_quantize(const Graph& g, const Node& node, Expr x) {
+  TensorId out = node.outputs[0];
+  float scale = static_cast<float>(tflite::scale_of(g, out));
+  int32_t zero_point = tflite::zero_point_of(g, out);
+  QuantizedRange range = type_range(g.tensor(out).dtype);
+  Expr rounded = ir::call("roundf", {x / ir::make_float(scale)}, DataType::Float32());
+  Expr clamped = ir::min(ir::max(rounded, ir::make_float(range.min - zero_point)), ir::make_float(range.max - zero_point));
+  return ir::cast(DataType::Int(32), clamped) + zero_point;
+}
+
+// Requantize: (x - input_zero_point) * (input_scale / output_scale) + output_zero_point,
+// clamped to the output type; the ratio of the float scales in double precision.
+Expr requantize(const Graph& g, const Node& node, Expr x) {
+  TensorId in = node.inputs[0], out = node.outputs[0];
+  QuantizedMultiplier m = quantize_multiplier(tflite::scale_of(g, in) / tflite::scale_of(g, out));
+  Expr centered = ir::cast(DataType::Int(32), x) - tflite::zero_point_of(g, in);
+  Expr scaled = ir::mul_by_quantized_multiplier(centered, m.multiplier, m.shift) + tflite::zero_point_of(g, out);
+  return tflite::clamp(scaled, type_range(g.tensor(out).dtype));
+}
+
+void infer_dequantize(Graph& g, Node& node) {
+  const Tensor& x = require_input(g, node, 0);
+  if (x.dtype != DataType::Int(8) && x.dtype != DataType::Int(16) && x.dtype != DataType::UInt(8))
+    node_error(node, "input '" + x.name + "' is " + x.dtype.str() + "; only int8, uint8 and int16 can be dequantized");
+  tflite::require_per_tensor_quantized(g, node, node.inputs[0]);
+  tflite::set_declared_output(g, node, 0, DataType::Float32(), x.shape);
+}
+
+// Dequantize: static_cast<float>(scale * (x - zero_point)) with scale a double. Done in
+// float with the same result: x - zero_point needs at most 17 bits and the float scale 24,
+// so the double product is exact and both ways round that exact product once to float.
+Expr dequantize(const Graph& g, const Node& node, Expr x) {
+  TensorId in = node.inputs[0];
+  Expr centered = ir::cast(DataType::Int(32), x) - tflite::zero_point_of(g, in);
+  return ir::make_float(static_cast<float>(tflite::scale_of(g, in))) * ir::cast(DataType::Float32(), centered);
+}
+
+using Conversion = Expr (*)(const Graph&, const Node&, Expr);
+
+// Y[i] = convert(X[i]) over the whole tensor.
+LoweredOp lower_conversion(const Graph& g, const Node& node, const std::string& name, Conversion convert) {
+  KernelBuilder kb(g, node, name);
+  ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
+  ir::Stmt body = ir::loop_nest(y->shape, {}, [&](const std::vector<Expr>& index) {
+    return ir::store(y, index, convert(g, node, ir::load(x, index)));
+  });
+  return kb.finish(body);
+}
+
+OpDef quantize_op() {
+  OpDef def;
+  def.infer = infer_quantize;
+  def.lower = [](const Graph& g, const Node& n, const std::string& name) {
+    bool from_float = g.tensor(n.inputs[0]).dtype == DataType::Float32();
+    return lower_conversion(g, n, name, from_float ? affine_quantize : requantize);
+  };
+  return def;
+}
+
+OpDef dequantize_op() {
+  OpDef def;
+  def.infer = infer_dequantize;
+  def.lower = [](const Graph& g, const Node& n, const std::string& name) { return lower_conversion(g, n, name, dequantize); };
+  return def;
+}
+
+AOTC_REGISTER_OP("tfl.RESHAPE", reshape_op());
+AOTC_REGISTER_OP("tfl.QUANTIZE", quantize_op());
+AOTC_REGISTER_OP("tfl.DEQUANTIZE", dequantize_op());
+
+}  // namespace
+}  // namespace aotc

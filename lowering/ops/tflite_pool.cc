@@ -1,0 +1,165 @@
+// TFLite AVERAGE_POOL_2D and MAX_POOL_2D on NHWC float32 and int8 tensors.
+//
+// As in TFLite's reference kernels (reference/pooling.h, integer_ops/pooling.h), a window
+// that reaches into the padding is clipped to the input: the loops run over the taps that
+// fall inside it, and an average divides by their number. The int8 average is an int32
+// sum divided with rounding half away from zero; int8 values are pooled as stored, without
+// rescaling, because TFLite requires input and output to share their quantization.
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "lowering/kernel_builder.h"
+#include "lowering/op_registry.h"
+#include "lowering/ops/tflite_common.h"
+#include "lowering/ops/tflite_infer.h"
+
+namespace aotc {
+namespace {
+
+using ir::Expr;
+
+enum class PoolKind { kAverage, kMax };
+
+struct PoolGeometry {
+  int64_t batches, in_h, in_w, channels;
+  int64_t filter_h, filter_w, stride_h, stride_w;
+  tflite::SpatialDim h, w;
+};
+
+PoolGeometry pool_geometry(const Graph& g, const Node& node) {
+  const Tensor& in = require_input(g, node, 0);
+  if (in.shape.size() != 4) node_error(node, "input '" + in.name + "' must be 4-D (NHWC), not " + shape_str(in.shape));
+  PoolGeometry p;
+  p.batches = in.shape[0], p.in_h = in.shape[1], p.in_w = in.shape[2], p.channels = in.shape[3];
+  p.filter_h = node.attr_int("filter_h", 1), p.filter_w = node.attr_int("filter_w", 1);
+  p.stride_h = node.attr_int("stride_h", 1), p.stride_w = node.attr_int("stride_w", 1);
+  std::string padding = node.attr_string("padding", "SAME");
+  p.h = tflite::compute_spatial(node, padding, p.in_h, p.filter_h, p.stride_h, 1);
+  p.w = tflite::compute_spatial(node, padding, p.in_w, p.filter_w, p.stride_w, 1);
+  return p;
+}
+
+// TFLite Micro's PoolingPrepare: int8 input and output must share scale and zero point.
+void require_same_quantization(const Graph& g, const Node& node) {
+  TensorId in = node.inputs[0], out = node.outputs[0];
+  for (TensorId id : {in, out}) tflite::require_per_tensor_quantized(g, node, id);
+  if (std::fabs(tflite::scale_of(g, in) - tflite::scale_of(g, out)) > 1e-6 ||
+      tflite::zero_point_of(g, in) != tflite::zero_point_of(g, out))
+    node_error(node, "input '" + g.tensor(in).name + "' and output '" + g.tensor(out).name +
+                         "' have different quantization; TFLite pools int8 values without rescaling");
+}
+
+void infer_pool(Graph& g, Node& node) {
+  PoolGeometry p = pool_geometry(g, node);
+  DataType t = g.tensor(node.inputs[0]).dtype;
+  if (t != DataType::Float32() && t != DataType::Int(8))
+    node_error(node, "input '" + g.tensor(node.inputs[0]).name + "' is " + t.str() + "; only float32 and int8 are supported");
+  tflite::set_declared_output(g, node, 0, t, {p.batches, p.h.out, p.w.out, p.channels});
+  if (t == DataType::Int(8)) require_same_quantization(g, node);
+}
+
+// One spatial axis of the window at output position `o`, clipped to the input: filter
+// taps [start, end) at input coordinates origin + tap.
+struct ClippedWindow {
+  Expr origin, start, end;
+  Expr extent() const { return end - start; }
+};
+
+ClippedWindow clip_window(Expr o, int64_t stride, int64_t filter, int64_t input, const tflite::SpatialDim& dim) {
+  Expr origin = o * stride - dim.pad_before;
+  // Without padding and without a last window overhanging the input, no clipping is
+  // needed and the bounds stay constants.
+  if (dim.pad_before == 0 && (dim.out - 1) * stride + filter <= input) return {origin, 0, ir::make_int(filter)};
+  return {origin, ir::max(ir::make_int(0), -origin), ir::min(ir::make_int(filter), ir::make_int(input) - origin)};
+}
+
+// The reduction over one window: `init`, then `update(acc, x)` for each input element x
+// the window covers, then `finish(acc, count)` with count the number of those elements
+// (only computed for reductions that use it).
+struct WindowReduction {
+  DataType acc_type;
+  Expr init;
+  std::function<Expr(Expr acc, Expr x)> update;
+  std::function<Expr(Expr acc, Expr count)> finish;
+  bool uses_count;
+};
+
+WindowReduction int8_average(const Graph& g, const Node& node) {
+  QuantizedRange range = tflite::output_range(g, node, node.outputs[0]);
+  return {DataType::Int(32), ir::make_int(0), [](Expr acc, Expr x) { return acc + ir::cast(DataType::Int(32), x); },
+          [range](Expr sum, Expr count) {
+            // Rounds half away from zero; C division truncates toward zero.
+            Expr half = count / 2;
+            return tflite::clamp(ir::select(sum > 0, (sum + half) / count, (sum - half) / count), range);
+          },
+          true};
+}
+
+WindowReduction int8_max(const Graph& g, const Node& node) {
+  QuantizedRange range = tflite::output_range(g, node, node.outputs[0]);
+  return {DataType::Int(32), ir::make_int(std::numeric_limits<int8_t>::min()),
+          [](Expr acc, Expr x) { return ir::max(acc, ir::cast(DataType::Int(32), x)); },
+          [range](Expr max, Expr) { return tflite::clamp(max, range); }, false};
+}
+
+WindowReduction float_average(const Node& node) {
+  return {DataType::Float32(), ir::make_float(0.0), [](Expr acc, Expr x) { return acc + x; },
+          [&node](Expr sum, Expr count) {
+            return tflite::apply_float_activation(node, sum / ir::cast(DataType::Float32(), count));
+          },
+          true};
+}
+
+WindowReduction float_max(const Node& node) {
+  // std::max(acc, x) as TFLite writes it: acc is kept unless acc < x.
+  return {DataType::Float32(), ir::make_float(std::numeric_limits<float>::lowest()),
+          [](Expr acc, Expr x) { return ir::select(acc < x, x, acc); },
+          [&node](Expr max, Expr) { return tflite::apply_float_activation(node, max); }, false};
+}
+
+WindowReduction window_reduction(const Graph& g, const Node& node, PoolKind kind) {
+  bool quantized = g.tensor(node.inputs[0]).dtype == DataType::Int(8);
+  if (kind == PoolKind::kAverage) return quantized ? int8_average(g, node) : float_average(node);
+  return quantized ? int8_max(g, node) : float_max(node);
+}
+
+LoweredOp lower_pool(const Graph& g, const Node& node, const std::string& name, PoolKind kind) {
+  PoolGeometry p = pool_geometry(g, node);
+  WindowReduction reduction = window_reduction(g, node, kind);
+  KernelBuilder kb(g, node, name);
+  ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
+  ir::Stmt body = ir::loop_nest({p.batches, p.h.out, p.w.out, p.channels}, {"n", "oy", "ox", "c"},
+                                [&](const std::vector<Expr>& o) {
+    ClippedWindow wy = clip_window(o[1], p.stride_h, p.filter_h, p.in_h, p.h);
+    ClippedWindow wx = clip_window(o[2], p.stride_w, p.filter_w, p.in_w, p.w);
+    ir::Buffer acc = ir::make_buffer("acc", reduction.acc_type, {1}, "local");
+    ir::Var fy = ir::make_var("fy"), fx = ir::make_var("fx");
+    Expr value = ir::load(x, {o[0], wy.origin + ir::var_expr(fy), wx.origin + ir::var_expr(fx), o[3]});
+    ir::Stmt update = ir::store(acc, {0}, reduction.update(ir::load(acc, {0}), value));
+    ir::Stmt taps = ir::for_loop(fy, wy.start, wy.extent(), ir::for_loop(fx, wx.start, wx.extent(), update));
+    ir::Stmt write;
+    if (reduction.uses_count) {
+      ir::Var count = ir::make_var("count");
+      write = ir::let(count, wy.extent() * wx.extent(),
+                      ir::store(y, o, reduction.finish(ir::load(acc, {0}), ir::var_expr(count))));
+    } else {
+      write = ir::store(y, o, reduction.finish(ir::load(acc, {0}), Expr()));
+    }
+    return ir::allocate(acc, ir::seq({ir::store(acc, {0}, reduction.init), taps, write}));
+  });
+  return kb.finish(body);
+}
+
+OpDef pool_op(PoolKind kind) {
+  OpDef def;
+  def.infer = infer_pool;
+  def.lower = [kind](const Graph& g, const Node& n, const std::string& name) { return lower_pool(g, n, name, kind); };
+  return def;
+}
+
+AOTC_REGISTER_OP("tfl.AVERAGE_POOL_2D", pool_op(PoolKind::kAverage));
+AOTC_REGISTER_OP("tfl.MAX_POOL_2D", pool_op(PoolKind::kMax));
+
+}  // namespace
+}  // namespace aotc

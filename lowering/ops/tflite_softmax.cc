@@ -1,0 +1,264 @@
+// TFLite SOFTMAX over the last axis: float32, and int8 input with int8 or int16 output.
+//
+// The float kernel is TFLite's: e = exp((x - max) * beta) for each element, the float sum
+// of the e in order, then e / sum. The int8 kernel is TensorFlow Lite Micro's integer
+// softmax (reference/softmax.h), reproduced bit for bit: each difference x - max is
+// rescaled by beta * input_scale into Q5.26, exponentiated in fixed point
+// (runtime-c/aotc_quant_softmax.h), the exponentials are summed in Q12.19, and each one is
+// multiplied by the fixed-point reciprocal of the sum. Differences below diff_min would
+// not fit in Q5.26 after rescaling; their exponentials count as zero and their outputs
+// are the output type's minimum. Only integer arithmetic runs in the int8 kernel.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+
+#include "lowering/fixedpoint.h"
+#include "lowering/kernel_builder.h"
+#include "lowering/op_registry.h"
+#include "lowering/ops/tflite_common.h"
+#include "lowering/ops/tflite_infer.h"
+
+namespace aotc {
+namespace {
+
+using ir::Expr;
+
+// Fixed-point formats of the int8 kernel: differences in Q5.26 (a difference may reach
+// -32 before the exponential makes it negligible), the sum of exponentials in Q12.19
+// (up to 4096 terms of at most 1).
+constexpr int kScaledDiffIntegerBits = 5;
+constexpr int kAccumulationIntegerBits = 12;
+constexpr int64_t kMaxQuantizedDepth = (int64_t{1} << kAccumulationIntegerBits) - 1;
+
+// What TFLite Micro's SoftmaxPrepare computes for an int8 input.
+struct SoftmaxScaling {
+  QuantizedMultiplier input;  // beta * input_scale * 2^26 (shift >= 0)
+  int32_t diff_min;           // differences below this are dropped
+};
+
+double beta_of(const Node& node) { return static_cast<double>(static_cast<float>(node.attr_float("beta", 1.0))); }
+
+// TFLite's PreprocessSoftmaxScaling and CalculateInputRadius, in the same double arithmetic.
+SoftmaxScaling softmax_scaling(const Graph& g, const Node& node) {
+  const double max_real_multiplier = static_cast<double>((int64_t{1} << 31) - 1);
+  double real = std::min(beta_of(node) * tflite::scale_of(g, node.inputs[0]) *
+                             static_cast<double>(1 << (31 - kScaledDiffIntegerBits)),
+                         max_real_multiplier);
+  if (!(real > 1.0))
+    node_error(node, "beta * input scale * 2^26 is " + std::to_string(real) +
+                         "; TFLite's int8 softmax requires it to exceed 1");
+  SoftmaxScaling s;
+  s.input = quantize_multiplier(real);
+  // The largest |difference| whose rescaled value still fits in Q5.26, rounded down.
+  double radius = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
+                  static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)) /
+                  static_cast<double>(int64_t{1} << s.input.shift);
+  s.diff_min = -static_cast<int32_t>(std::floor(radius));
+  return s;
+}
+
+// TFLite Micro's CalculateSoftmaxParams: the output of an int8 softmax is a probability
+// with a fixed quantization, int8 (scale 1/256, zero point -128) or int16 (scale 1/65536,
+// zero point -32768).
+void require_probability_output(const Graph& g, const Node& node) {
+  TensorId out = node.outputs[0];
+  const Tensor& y = g.tensor(out);
+  tflite::require_per_tensor_quantized(g, node, out);
+  float scale = static_cast<float>(tflite::scale_of(g, out));
+  int32_t zero_point = tflite::zero_point_of(g, out);
+  bool ok = y.dtype == DataType::Int(8) ? zero_point == -128 && scale == 1.f / 256
+                                         : zero_point == -32768 && std::fabs(scale - 1.f / 65536) <= 0.001f / 65536;
+  if (!ok)
+    node_error(node, "output '" + y.name + "' has scale " + std::to_string(scale) + " and zero point " +
+                         std::to_string(zero_point) + "; TFLite's int8 softmax needs " +
+                         (y.dtype == DataType::Int(8) ? "1/256 and -128" : "1/65536 and -32768"));
+}
+
+void infer_softmax(Graph& g, Node& node) {
+  const Tensor& x = require_input(g, node, 0);
+  if (x.shape.empty()) node_error(node, "input '" + x.name + "' must have at least one dimension");
+  const Tensor& y = g.tensor(node.outputs.at(0));
+  if (x.dtype == DataType::Float32()) {
+    tflite::set_declared_output(g, node, 0, x.dtype, x.shape);
+    return;
+  }
+  if (x.dtype != DataType::Int(8))
+    node_error(node, "input '" + x.name + "' is " + x.dtype.str() + "; only float32 and int8 are supported");
+  if (y.dtype != DataType::Int(8) && y.dtype != DataType::Int(16))
+    node_error(node, "output '" + y.name + "' is " + y.dtype.str() + "; an int8 softmax writes int8 or int16");
+  tflite::set_declared_output(g, node, 0, y.dtype, x.shape);
+  tflite::require_per_tensor_quantized(g, node, node.inputs[0]);
+  require_probability_output(g, node);
+  if (x.shape.back() > kMaxQuantizedDepth)
+    node_error(node, "softmax over " + std::to_string(x.shape.back()) + " values: the int8 kernel's Q12.19 sum of " +
+                         "exponentials holds at most " + std::to_string(kMaxQuantizedDepth));
+  softmax_scaling(g, node);  // rejects a scaling TFLite rejects, now rather than at lowering
+}
+
+// ---------------------------------------------------------------- kernels
+
+// A local scalar of type `t` set to `init`; `body` reads and writes it.
+ir::Stmt with_local(const std::string& name, DataType t, Expr init, const std::function<ir::Stmt(const ir::Buffer&)>& body) {
+  ir::Buffer b = ir::make_buffer(name, t, {1}, "local");
+  return ir::allocate(b, ir::seq({ir::store(b, {0}, std::move(init)), body(b)}));
+}
+
+// for c in [0, depth): body(c)
+ir::Stmt for_each_class(int64_t depth, const std::function<ir::Stmt(Expr)>& body) {
+  ir::Var c = ir::make_var("c");
+  return ir::for_loop(c, 0, ir::make_int(depth), body(ir::var_expr(c)));
+}
+
+// Binds `value` to a fresh variable named `name` around `body`.
+ir::Stmt bind(const std::string& name, Expr value, const std::function<ir::Stmt(Expr)>& body) {
+  ir::Var v = ir::make_var(name, value.dtype());
+  return ir::let(v, value, body(ir::var_expr(v)));
+}
+
+// The row of an [..., depth] tensor at `outer` (indices of the leading axes) and class c.
+std::vector<Expr> at(std::vector<Expr> outer, Expr c) {
+  outer.push_back(std::move(c));
+  return outer;
+}
+
+// The largest element of the row as TFLite finds it (std::max: acc stays unless acc < x),
+// in type t starting from `lowest`; `body` gets it.
+ir::Stmt with_row_max(DataType t, Expr lowest, const ir::Buffer& x, const std::vector<Expr>& row, int64_t depth,
+                      const std::function<ir::Stmt(Expr)>& body) {
+  return with_local("row_max", t, std::move(lowest), [&](const ir::Buffer& m) {
+    Expr acc = ir::load(m, {0});
+    ir::Stmt scan = for_each_class(depth, [&](Expr c) {
+      Expr v = ir::cast(t, ir::load(x, at(row, c)));
+      return ir::store(m, {0}, ir::select(acc < v, v, acc));
+    });
+    return ir::seq({scan, body(acc)});
+  });
+}
+
+ir::Stmt float_softmax_row(const ir::Buffer& x, const ir::Buffer& y, const std::vector<Expr>& row, int64_t depth,
+                           float beta) {
+  return with_row_max(DataType::Float32(), ir::make_float(std::numeric_limits<float>::lowest()), x, row, depth,
+                      [&](Expr max) {
+    return with_local("sum", DataType::Float32(), ir::make_float(0.0), [&](const ir::Buffer& sum) {
+      ir::Stmt exponentials = for_each_class(depth, [&](Expr c) {
+        Expr e = ir::call("expf", {(ir::load(x, at(row, c)) - max) * ir::make_float(beta)}, DataType::Float32());
+        return bind("e", e, [&](Expr ev) {
+          return ir::seq({ir::store(y, at(row, c), ev), ir::store(sum, {0}, ir::load(sum, {0}) + ev)});
+        });
+      });
+      ir::Stmt normalize = for_each_class(depth, [&](Expr c) {
+        return ir::store(y, at(row, c), ir::load(y, at(row, c)) / ir::load(sum, {0}));
+      });
+      return ir::seq({exponentials, normalize});
+    });
+  });
+}
+
+int32_t count_leading_zeros(uint32_t x) {
+  int32_t n = 0;
+  for (uint32_t bit = 0x80000000u; bit && !(x & bit); bit >>= 1) ++n;
+  return n;
+}
+
+// The int8 kernel's arithmetic on one row.
+class QuantizedSoftmaxRow {
+ public:
+  QuantizedSoftmaxRow(const Graph& g, const Node& node, int64_t depth)
+      : scaling_(softmax_scaling(g, node)),
+        out_bits_(g.tensor(node.outputs[0]).dtype.bits),
+        out_min_(-(1 << (out_bits_ - 1))),
+        out_max_((1 << (out_bits_ - 1)) - 1),
+        depth_(depth) {}
+
+  ir::Stmt build(const ir::Buffer& x, const ir::Buffer& y, const std::vector<Expr>& row) const {
+    Expr lowest = ir::make_int(std::numeric_limits<int8_t>::min());
+    return with_row_max(DataType::Int(32), lowest, x, row, depth_, [&](Expr max) {
+      auto difference = [&](Expr c) { return ir::cast(DataType::Int(32), ir::load(x, at(row, c))) - max; };
+      return with_local("sum_of_exps", DataType::Int(32), ir::make_int(0), [&](const ir::Buffer& sum) {
+        ir::Stmt accumulate = for_each_class(depth_, [&](Expr c) {
+          return bind("diff", difference(c), [&](Expr diff) {
+            Expr term = ir::rounding_divide_by_pot(exponential(diff), kAccumulationIntegerBits);  // Q0.31 -> Q12.19
+            return ir::if_then_else(diff >= scaling_.diff_min, ir::store(sum, {0}, ir::load(sum, {0}) + term));
+          });
+        });
+        ir::Stmt outputs = with_reciprocal(ir::load(sum, {0}), [&](Expr reciprocal, Expr exponent) {
+          return for_each_class(depth_, [&](Expr c) {
+            return bind("diff", difference(c), [&](Expr diff) {
+              Expr probability = ir::sat_rounding_doubling_high_mul(reciprocal, exponential(diff));
+              Expr value = tflite::clamp(scaled_down(probability, exponent) + out_min_, {out_min_, out_max_});
+              return ir::if_then_else(diff >= scaling_.diff_min, ir::store(y, at(row, c), value),
+                                      ir::store(y, at(row, c), ir::make_int(out_min_)));
+            });
+          });
+        });
+        return ir::seq({accumulate, outputs});
+      });
+    });
+  }
+
+ private:
+  // exp(beta * input_scale * diff) in Q0.31, for diff_min <= diff <= 0: the rescaled
+  // difference is Q5.26.
+  Expr exponential(Expr diff) const {
+    return ir::exp_on_negative_values_q5_26(
+        ir::mul_by_quantized_multiplier(std::move(diff), scaling_.input.multiplier, scaling_.input.shift));
+  }
+
+  // TFLite's GetReciprocal of the Q12.19 sum: the Q0.31 reciprocal of its mantissa, and
+  // the exponent that turns (reciprocal * exponential) into the output's units,
+  // num_bits_over_unit + 31 - out_bits.
+  ir::Stmt with_reciprocal(Expr sum, const std::function<ir::Stmt(Expr, Expr)>& body) const {
+    return bind("reciprocal", ir::get_reciprocal(sum), [&](Expr reciprocal) {
+      Expr num_bits_over_unit = kAccumulationIntegerBits - ir::count_leading_zeros(sum);
+      return bind("exponent", num_bits_over_unit + (31 - out_bits_), [&](Expr exponent) { return body(reciprocal, exponent); });
+    });
+  }
+
+  // probability / 2^exponent, rounded. TFLite Micro stops with a failed check when the
+  // exponent exceeds 31 (a sum of exponentials of 512 or more with int8 output); every
+  // output is then below half a unit, and 0 is what the division would give.
+  Expr scaled_down(Expr probability, Expr exponent) const {
+    if (!exponent_can_exceed_31()) return ir::rounding_divide_by_pot(probability, exponent);
+    return ir::select(exponent > 31, ir::make_int(0), ir::rounding_divide_by_pot(probability, ir::min(exponent, 31)));
+  }
+
+  bool exponent_can_exceed_31() const {
+    // The sum is at most depth terms of 2^19 (exp(0) in Q12.19).
+    uint32_t largest_sum = static_cast<uint32_t>(depth_) << (31 - kAccumulationIntegerBits);
+    int32_t smallest_headroom = count_leading_zeros(largest_sum);
+    return kAccumulationIntegerBits - smallest_headroom + (31 - out_bits_) > 31;
+  }
+
+  SoftmaxScaling scaling_;
+  int out_bits_;
+  int32_t out_min_, out_max_;
+  int64_t depth_;
+};
+
+LoweredOp lower_softmax(const Graph& g, const Node& node, const std::string& name) {
+  KernelBuilder kb(g, node, name);
+  ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
+  std::vector<int64_t> rows(x->shape.begin(), x->shape.end() - 1);
+  int64_t depth = x->shape.back();
+  float beta = static_cast<float>(beta_of(node));
+  std::optional<QuantizedSoftmaxRow> quantized;
+  if (x->dtype == DataType::Int(8)) quantized.emplace(g, node, depth);
+  ir::Stmt body = ir::loop_nest(rows, {}, [&](const std::vector<Expr>& row) {
+    return quantized ? quantized->build(x, y, row) : float_softmax_row(x, y, row, depth, beta);
+  });
+  return kb.finish(body);
+}
+
+OpDef softmax_op() {
+  OpDef def;
+  def.infer = infer_softmax;
+  def.lower = lower_softmax;
+  return def;
+}
+
+AOTC_REGISTER_OP("tfl.SOFTMAX", softmax_op());
+
+}  // namespace
+}  // namespace aotc
