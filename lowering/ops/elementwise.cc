@@ -88,12 +88,19 @@ void infer_clip(Graph& g, Node& node) {
 void infer_identity(Graph& g, Node& node) {
   const Tensor& x = require_input(g, node, 0);
   if (node.op == "Dropout") {
-    if (node.outputs.size() > 1 && node.outputs[1] != kNoTensor)
-      node_error(node, "the mask output of Dropout is not supported (inference only)");
     if (node.input(2) != kNoTensor) {
       const Tensor& training = g.tensor(node.input(2));
       if (!training.is_constant() || training.element_as_int(0) != 0)
         node_error(node, "training_mode must be a constant false (inference only)");
+    }
+    // In inference the mask keeps everything: it is a constant, not a kernel output.
+    if (node.outputs.size() > 1 && node.outputs[1] != kNoTensor) {
+      Tensor& mask = g.tensor(node.outputs[1]);
+      mask.dtype = DataType::Bool();
+      mask.shape = x.shape;
+      mask.shape_known = true;
+      mask.data = std::vector<uint8_t>(static_cast<size_t>(x.num_elements()), 1);
+      node.outputs[1] = kNoTensor;
     }
   }
   set_output(g, node, 0, x.dtype, x.shape);
