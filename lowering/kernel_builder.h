@@ -26,6 +26,10 @@ class KernelBuilder {
   // A parameter for any graph tensor (used for epilogue operands); one per tensor.
   ir::Buffer tensor_param(TensorId id, const std::string& param_name);
 
+  // The value of tensor `id` at `out_index` with broadcasting: an immediate for a
+  // constant scalar, else a load from a parameter named `param_name`.
+  ir::Expr operand(TensorId id, const std::string& param_name, const std::vector<ir::Expr>& out_index);
+
   // Applies the node's fused epilogue (node.body) to `value`, the element of the
   // un-fused output at `out_index`. Returns `value` unchanged if nothing is fused.
   ir::Expr epilogue(ir::Expr value, const std::vector<ir::Expr>& out_index);

@@ -34,16 +34,16 @@ void infer_unary_float(Graph& g, Node& node) {
 LoweredOp lower_elementwise(const Graph& g, const Node& node, const std::string& name) {
   KernelBuilder kb(g, node, name);
   const OpDef* def = find_op(node.op);
-  std::vector<ir::Buffer> ins;
-  for (size_t i = 0; i < node.inputs.size(); ++i)
-    ins.push_back(node.inputs[i] == kNoTensor ? nullptr : kb.input(i, std::string(1, static_cast<char>('A' + i))));
-  ir::Buffer out = kb.output(0, "Y");
   const Tensor& y = g.tensor(node.outputs[0]);
   std::vector<int64_t> shape = y.shape.empty() ? std::vector<int64_t>{1} : y.shape;
   ir::Stmt body = ir::loop_nest(shape, {}, [&](const std::vector<Expr>& idx) {
     std::vector<Expr> operands;
-    for (auto& b : ins) operands.push_back(b ? broadcast_load(b, idx) : Expr());
-    return ir::store(out, idx, kb.epilogue(def->scalar(node, operands), idx));
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      std::string name(1, static_cast<char>('A' + i));
+      operands.push_back(node.inputs[i] == kNoTensor ? Expr() : kb.operand(node.inputs[i], name, idx));
+    }
+    Expr value = kb.epilogue(def->scalar(node, operands), idx);
+    return ir::store(kb.output(0, "Y"), idx, value);  // declared last: inputs come first in C
   });
   return kb.finish(body);
 }
