@@ -67,7 +67,8 @@ struct Node {
   std::vector<int64_t> attr_ints(const std::string& key, std::vector<int64_t> fallback = {}) const;
   std::vector<double> attr_floats(const std::string& key, std::vector<double> fallback = {}) const;
 
-  // "name (Op)" for messages; "#index (Op)" when the node has no name.
+  // "name (Op)" for messages; "<unnamed> (Op)" when the node has no name (importers name
+  // unnamed nodes after their first output, so this is rare).
   std::string label() const;
   // The i-th input if present (id != kNoTensor), else kNoTensor.
   TensorId input(size_t i) const { return i < inputs.size() ? inputs[i] : kNoTensor; }

@@ -177,6 +177,8 @@ class OnnxImporter {
       if (a.type() == onnx::AttributeProto::TENSOR) continue;  // only Constant uses these; read below
       node.attrs[a.name()] = convert_attribute(a, node);
     }
+    // Unnamed nodes are common in exported models; their first output names them in messages.
+    if (node.name.empty() && n.output_size() > 0) node.name = n.output(0);
     if (node.op == "Constant") return add_constant(n, node);
     for (auto& in : n.input()) {
       if (in.empty()) {
