@@ -76,10 +76,9 @@ class ExecutorEmitter {
          << " /* " << dims_comment(g_.tensor(id)) << " */\n";
     os << "\n/* Memory, in bytes. */\n"
        << "#define " << macro_ << "_ACTIVATION_SIZE " << m_.arena.total_bytes
-       << " /* intermediate tensors, statically planned */\n"
-       << "#define " << macro_ << "_SCRATCH_SIZE " << m_.scratch_bytes << " /* kernels' temporary buffers */\n"
-       << "#define " << macro_ << "_WORKSPACE_SIZE " << m_.arena.total_bytes + m_.scratch_bytes
-       << " /* all static RAM: activation + scratch */\n"
+       << " /* intermediate tensors and kernels' scratch, statically planned */\n"
+       << "#define " << macro_ << "_WORKSPACE_SIZE " << m_.arena.total_bytes
+       << " /* all static RAM the model uses (= activation size) */\n"
        << "#define " << macro_ << "_CONSTANT_SIZE " << constant_bytes(m_) << " /* weights, in const memory */\n"
        << "#define " << macro_ << "_MAX_STACK_SIZE " << m_.max_stack_bytes
        << " /* largest stack arrays of one kernel, excluding scalars the C compiler keeps */\n\n";
@@ -124,8 +123,8 @@ class ExecutorEmitter {
       os << "/* Intermediate tensors; offsets from the static memory plan (metadata.json). */\nstatic uint8_t "
          << prefix_ << "_activations[" << m_.arena.total_bytes << "] " << macro_ << "_ALIGNED;\n\n";
     if (m_.scratch_bytes > 0)
-      os << "/* Temporary buffers of kernels, allocated last-in first-out. */\nstatic uint8_t " << prefix_ << "_scratch["
-         << m_.scratch_bytes << "] " << macro_ << "_ALIGNED;\nstatic aotc_workspace " << prefix_ << "_scratch_allocator;\n\n";
+      os << "/* Kernels' temporary buffers, allocated last-in first-out from a slice of the activations. */\n"
+         << "static aotc_workspace " << prefix_ << "_scratch_allocator;\n\n";
     os << ctx.helper_definitions() << (ctx.helpers.empty() ? "" : "\n");
     os << kernels.str();
     os << run_function();
@@ -174,11 +173,11 @@ class ExecutorEmitter {
        << "  if (inputs == NULL || outputs == NULL) return AOTC_ERR_INVALID_ARGUMENT;\n";
     for (TensorId id : g_.inputs) os << "  if (inputs->" << input_names_.at(id) << " == NULL) return AOTC_ERR_INVALID_ARGUMENT;\n";
     for (TensorId id : g_.outputs) os << "  if (outputs->" << output_names_.at(id) << " == NULL) return AOTC_ERR_INVALID_ARGUMENT;\n";
-    if (m_.scratch_bytes > 0)
-      os << "  status = aotc_workspace_init(&" << prefix_ << "_scratch_allocator, " << prefix_ << "_scratch, sizeof("
-         << prefix_ << "_scratch));\n  if (status != AOTC_OK) return status;\n";
     for (auto& k : m_.kernels) {
       os << "\n  /* " << k.func.attrs.at("source_node") << " */\n";
+      if (k.memory.workspace_bytes > 0)
+        os << "  status = aotc_workspace_init(&" << prefix_ << "_scratch_allocator, " << prefix_ << "_activations + "
+           << k.scratch_offset << ", " << k.memory.workspace_bytes << ");\n  if (status != AOTC_OK) return status;\n";
       os << "  status = " << prefix_ << "_" << k.c_name << "(";
       for (size_t i = 0; i < k.args.size(); ++i) os << (i ? ", " : "") << pointer(k.args[i], m_.storage.at(k.args[i]));
       os << ");\n  if (status != AOTC_OK) return status;\n";

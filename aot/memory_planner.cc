@@ -93,7 +93,7 @@ Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment) {
   // Improvement search: swap two positions of the best order, keep what is no worse.
   // Deterministic (fixed seed) so that the same model always gets the same plan.
   std::mt19937 rng(12345);
-  const int kIterations = ranges.size() < 2 ? 0 : 3000;
+  const int kIterations = ranges.size() < 2 ? 0 : 20000;
   std::vector<size_t> order = best_order;
   int64_t current = best.total_bytes;
   for (int it = 0; it < kIterations && best.total_bytes > align_up(bound, alignment); ++it) {

@@ -59,10 +59,9 @@ std::string memory_report_table(const CompiledModel& m) {
     std::snprintf(line, sizeof line, "  %-22s %12s B  %s\n", what, with_commas(bytes).c_str(), note.c_str());
     os << line;
   };
-  row("activations", m.arena.total_bytes, "strategy " + m.arena.strategy);
+  row("workspace (RAM)", m.arena.total_bytes, "activations and scratch; strategy " + m.arena.strategy);
   row("  lower bound", m.arena.lower_bound, "largest sum of tensors live at one step");
-  row("kernel scratch", m.scratch_bytes, "LowerBuiltin's workspace blocks");
-  row("workspace (RAM)", m.arena.total_bytes + m.scratch_bytes, "activations + scratch");
+  row("  largest scratch", m.scratch_bytes, "one kernel's workspace blocks, planned in the arena");
   row("constants (flash)", constant_bytes(m), "");
   row("max stack arrays", m.max_stack_bytes, "largest in one kernel");
   os << "\n";

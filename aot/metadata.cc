@@ -28,9 +28,9 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
   j["outputs"] = nlohmann::json::array();
   for (size_t i = 0; i < g.outputs.size(); ++i) j["outputs"].push_back(tensor_json(g.tensor(g.outputs[i]), out_names[i]));
 
-  j["memory"] = {{"workspace_bytes", m.arena.total_bytes + m.scratch_bytes},
+  j["memory"] = {{"workspace_bytes", m.arena.total_bytes},
                  {"activation_bytes", m.arena.total_bytes},
-                 {"scratch_bytes", m.scratch_bytes},
+                 {"largest_kernel_scratch_bytes", m.scratch_bytes},
                  {"lower_bound_bytes", m.arena.lower_bound},
                  {"constant_bytes", constant_bytes(m)},
                  {"max_stack_bytes", m.max_stack_bytes},

@@ -6,6 +6,7 @@
 #include "aot/onnx_importer.h"
 #include "aot/tflite_importer.h"
 #include "aot/passes/graph_passes.h"
+#include "aot/storage_planner.h"
 #include "lowering/ir_printer.h"
 #include "lowering/op_registry.h"
 #include "lowering/passes/simplify.h"
@@ -59,139 +60,14 @@ std::vector<KernelStep> lower_graph(const Graph& g) {
     for (char& c : base) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     std::string fname = base + "_" + std::to_string(counts[base]++);
     LoweredOp lowered = def->lower(g, node, fname);
-    KernelStep k{fname, std::move(lowered.func), std::move(lowered.args), {}, kNoTensor, {}};
-    if (def->in_place && node.outputs.size() == 1) {
-      k.in_place_output = node.outputs[0];
-      k.in_place_inputs = node.inputs;
+    KernelStep k{fname, lowered.func, lowered.args, {}, kNoTensor, {}};
+    if (!lowered.in_place_inputs.empty()) {
+      k.in_place_output = node.outputs.at(0);
+      k.in_place_inputs = lowered.in_place_inputs;
     }
     kernels.push_back(std::move(k));
   }
   return kernels;
-}
-
-TensorId view_source(const Graph& g, TensorId id, const std::map<TensorId, TensorId>& views) {
-  auto it = views.find(id);
-  while (it != views.end()) {
-    id = it->second;
-    it = views.find(id);
-  }
-  (void)g;
-  return id;
-}
-
-// An elementwise kernel may write its output over an input of the same shape that no
-// later step reads: element i of the output depends only on element i of that input,
-// which has been read by the time it is overwritten. The output's storage becomes the
-// input's, so the two need one buffer instead of two.
-void merge_in_place(CompiledModel& m) {
-  const Graph& g = m.graph;
-  std::map<TensorId, int> first_use, last_use;  // per arena root
-  for (size_t step = 0; step < m.kernels.size(); ++step) {
-    for (TensorId id : m.kernels[step].args) {
-      const Storage& s = m.storage[id];
-      if (s.kind != Storage::Kind::kArena) continue;
-      first_use.try_emplace(s.tensor, static_cast<int>(step));
-      last_use[s.tensor] = static_cast<int>(step);
-    }
-  }
-  for (size_t step = 0; step < m.kernels.size(); ++step) {
-    const KernelStep& k = m.kernels[step];
-    if (k.in_place_output == kNoTensor) continue;
-    const Storage& out = m.storage[k.in_place_output];
-    if (out.kind != Storage::Kind::kArena || first_use[out.tensor] != static_cast<int>(step)) continue;
-    for (TensorId in : k.in_place_inputs) {
-      const Storage& src = m.storage[in];
-      bool same_layout = g.tensor(in).shape == g.tensor(k.in_place_output).shape &&
-                         g.tensor(in).dtype == g.tensor(k.in_place_output).dtype;
-      if (src.kind != Storage::Kind::kArena || src.tensor == out.tensor || !same_layout ||
-          last_use[src.tensor] != static_cast<int>(step))
-        continue;
-      TensorId from = out.tensor, to = src.tensor;
-      for (auto& [id, s] : m.storage)
-        if (s.kind == Storage::Kind::kArena && s.tensor == from) s.tensor = to;
-      last_use[to] = last_use[from];
-      break;
-    }
-  }
-}
-
-// Decides the storage of every tensor the kernels touch, and plans the arena.
-void plan_storage(CompiledModel& m) {
-  const Graph& g = m.graph;
-  std::map<TensorId, TensorId> views;  // view output -> its input
-  for (const Node& n : g.nodes)
-    if (find_op(n.op)->is_view) views[n.outputs[0]] = n.inputs[0];
-
-  // Roots: where the bytes of each tensor really are.
-  auto root_storage = [&](TensorId root) {
-    Storage s;
-    s.tensor = root;
-    const Tensor& t = g.tensor(root);
-    if (t.is_constant()) s.kind = Storage::Kind::kConstant;
-    else if (std::count(g.inputs.begin(), g.inputs.end(), root)) s.kind = Storage::Kind::kInput;
-    else if (g.is_graph_output(root)) s.kind = Storage::Kind::kOutput;
-    else s.kind = Storage::Kind::kArena;
-    return s;
-  };
-
-  // An arena root whose view chain ends in a graph output is stored in that output directly.
-  std::map<TensorId, TensorId> root_to_output;
-  for (TensorId out : g.outputs) {
-    TensorId root = view_source(g, out, views);
-    if (root == out) continue;
-    if (root_storage(root).kind == Storage::Kind::kArena && !root_to_output.count(root)) {
-      root_to_output[root] = out;
-    } else {
-      m.copies.push_back({root_storage(root), out});
-    }
-  }
-
-  std::vector<TensorId> touched;
-  for (auto& k : m.kernels) touched.insert(touched.end(), k.args.begin(), k.args.end());
-  for (TensorId id : touched) {
-    TensorId root = view_source(g, id, views);
-    if (root_to_output.count(root)) {
-      Storage s;
-      s.kind = Storage::Kind::kOutput;
-      s.tensor = root_to_output[root];
-      m.storage[id] = s;
-    } else {
-      m.storage[id] = root_storage(root);
-    }
-  }
-
-  // Graph outputs no kernel writes (a folded constant, an input passed through) are copied.
-  for (TensorId out : g.outputs) {
-    bool copied = std::any_of(m.copies.begin(), m.copies.end(), [&](const CopyStep& c) { return c.to == out; });
-    TensorId root = view_source(g, out, views);
-    bool stored_in_place = root_to_output.count(root) && root_to_output[root] == out;
-    if (!m.storage.count(out) && !copied && !stored_in_place) m.copies.push_back({root_storage(root), out});
-  }
-
-  merge_in_place(m);
-
-  // Live ranges of arena roots over kernel steps.
-  std::map<TensorId, LiveRange> ranges;
-  for (size_t step = 0; step < m.kernels.size(); ++step) {
-    for (TensorId id : m.kernels[step].args) {
-      const Storage& s = m.storage[id];
-      if (s.kind != Storage::Kind::kArena) continue;
-      auto [it, fresh] = ranges.try_emplace(s.tensor);
-      if (fresh) {
-        it->second.size = g.tensor(s.tensor).size_bytes();
-        it->second.first = static_cast<int>(step);
-      }
-      it->second.last = static_cast<int>(step);
-    }
-  }
-  std::vector<LiveRange> list;
-  std::vector<TensorId> ids;
-  for (auto& [id, r] : ranges) ids.push_back(id), list.push_back(r);
-  m.arena = plan_memory(list, m.target.workspace_alignment);
-  std::map<TensorId, int64_t> offsets;
-  for (size_t i = 0; i < ids.size(); ++i) offsets[ids[i]] = m.arena.offsets[i];
-  for (auto& [id, s] : m.storage)
-    if (s.kind == Storage::Kind::kArena) s.offset = offsets[s.tensor];
 }
 
 }  // namespace

@@ -35,6 +35,9 @@ struct KernelStep {
   // For elementwise kernels: the output may take the memory of one of these inputs.
   TensorId in_place_output = kNoTensor;
   std::vector<TensorId> in_place_inputs;
+  // The kernel's scratch (LowerBuiltin's workspace blocks) is planned in the arena like
+  // a tensor that lives for this one step; its allocator is set up over this slice.
+  int64_t scratch_offset = 0;
 };
 
 // Where a tensor's bytes live at run time.
@@ -59,8 +62,8 @@ struct CompiledModel {
   std::vector<KernelStep> kernels;
   std::vector<CopyStep> copies;             // run after all kernels
   std::map<TensorId, Storage> storage;      // every tensor a kernel or copy touches
-  Placement arena;                          // activations
-  int64_t scratch_bytes = 0;                // kernels' workspace blocks (LowerBuiltin)
+  Placement arena;                          // activations and kernel scratch
+  int64_t scratch_bytes = 0;                // largest scratch of one kernel (inside the arena)
   int64_t max_stack_bytes = 0;
 };
 

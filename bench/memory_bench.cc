@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     options.target = aotc::load_builtin_target("cortex-m4");
     try {
       aotc::CompiledModel compiled = aotc::compile_model(options);
-      long plan = static_cast<long>(compiled.arena.total_bytes + compiled.scratch_bytes);
+      long plan = static_cast<long>(compiled.arena.total_bytes);  // tensors and kernel scratch
       long bound = static_cast<long>(compiled.arena.lower_bound);
       long io = 0;
       for (aotc::TensorId id : compiled.graph.inputs) io += static_cast<long>(compiled.graph.tensor(id).size_bytes());

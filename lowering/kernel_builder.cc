@@ -1,5 +1,7 @@
 #include "lowering/kernel_builder.h"
 
+#include <algorithm>
+
 namespace aotc {
 
 KernelBuilder::KernelBuilder(const Graph& graph, const Node& node, std::string func_name)
@@ -63,6 +65,7 @@ ir::Expr KernelBuilder::epilogue(ir::Expr value, const std::vector<ir::Expr>& ou
         operands.push_back(value);
       } else {
         operands.push_back(operand(in, "E" + std::to_string(params_.size()), out_index));
+        epilogue_operands_.push_back(in);
       }
     }
     value = def->scalar(step, operands);
@@ -81,6 +84,14 @@ LoweredOp KernelBuilder::finish(ir::Stmt body) {
   for (const Node& step : node_.body) fused += (fused.empty() ? "" : ", ") + step.label();
   if (!fused.empty()) out.func.attrs["fused"] = fused;
   out.args = args_;
+  out.in_place_inputs = in_place_;
+  const Tensor& y = graph_.tensor(node_.outputs.at(0));
+  for (TensorId id : epilogue_operands_) {
+    // Not if the main computation reads it too (conv(x) + x reads x's neighbourhood).
+    bool read_by_kernel = std::count(node_.inputs.begin(), node_.inputs.end(), id) > 0;
+    if (!read_by_kernel && graph_.tensor(id).shape == y.shape && graph_.tensor(id).dtype == y.dtype)
+      out.in_place_inputs.push_back(id);
+  }
   return out;
 }
 

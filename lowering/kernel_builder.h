@@ -35,6 +35,11 @@ class KernelBuilder {
   ir::Expr epilogue(ir::Expr value, const std::vector<ir::Expr>& out_index);
   bool has_epilogue() const { return !node_.body.empty(); }
 
+  // Declares that the output may be written over input tensor `id` (see LoweredOp).
+  void allow_in_place(TensorId id) { in_place_.push_back(id); }
+
+  // Every epilogue operand of the output's shape is an in-place candidate too: the
+  // epilogue reads its element i just before the kernel writes output element i.
   LoweredOp finish(ir::Stmt body);
 
   const Graph& graph() const { return graph_; }
@@ -47,6 +52,8 @@ class KernelBuilder {
   std::vector<ir::Buffer> params_;
   std::vector<TensorId> args_;
   std::map<TensorId, ir::Buffer> by_tensor_;
+  std::vector<TensorId> in_place_;
+  std::vector<TensorId> epilogue_operands_;
 };
 
 // Loads `buffer` at `out_index` (an index into a larger output shape) with numpy

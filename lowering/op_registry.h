@@ -20,6 +20,10 @@ namespace aotc {
 struct LoweredOp {
   ir::PrimFunc func;
   std::vector<TensorId> args;  // args[i] is passed as func.params[i]
+  // Inputs whose memory the output may take, if nothing later reads them: the kernel
+  // reads element i of such an input before it writes element i of the output (or
+  // stages what it overwrites). The memory planner decides whether to use it.
+  std::vector<TensorId> in_place_inputs;
 };
 
 struct OpDef {
@@ -33,9 +37,6 @@ struct OpDef {
   std::function<ir::Expr(const Node&, const std::vector<ir::Expr>& inputs)> scalar;
   // Output 0 is input 0 with a new shape: no kernel, the planner makes it an alias.
   bool is_view = false;
-  // Output element i depends only on element i of each same-shaped input (elementwise
-  // kernels), so the output may be written over such an input once nothing else reads it.
-  bool in_place = false;
 };
 
 const OpDef* find_op(const std::string& op);

@@ -36,6 +36,9 @@ LoweredOp lower_elementwise(const Graph& g, const Node& node, const std::string&
   const OpDef* def = find_op(node.op);
   const Tensor& y = g.tensor(node.outputs[0]);
   std::vector<int64_t> shape = y.shape.empty() ? std::vector<int64_t>{1} : y.shape;
+  // Element i of the output reads element i of every same-shaped input.
+  for (TensorId in : node.inputs)
+    if (in != kNoTensor) kb.allow_in_place(in);
   ir::Stmt body = ir::loop_nest(shape, {}, [&](const std::vector<Expr>& idx) {
     std::vector<Expr> operands;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -57,7 +60,6 @@ OpDef elementwise(std::function<Expr(const Node&, const std::vector<Expr>&)> sca
   def.infer = float_only ? infer_unary_float : infer_broadcast;
   def.lower = lower_elementwise;
   def.scalar = std::move(scalar);
-  def.in_place = true;
   return def;
 }
 

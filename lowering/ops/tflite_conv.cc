@@ -6,6 +6,8 @@
 // (input - input_zero_point) * filter in int32, add the int32 bias, requantize with the
 // per-channel multiplier and shift computed at compile time, add the output zero point
 // and clamp to the fused activation's range: integer arithmetic only.
+#include <algorithm>
+
 #include "lowering/kernel_builder.h"
 #include "lowering/op_registry.h"
 #include "lowering/ops/tflite_common.h"
@@ -149,10 +151,35 @@ Expr filter_term(const Graph& g, TensorId filter, Expr value, bool quantized) {
   return zp == 0 ? widened : widened - zp;
 }
 
+// How a convolution's input element (n, iy, ix, ic) is read: from the input tensor, or
+// from a staged copy of the part of it that the kernel is about to overwrite.
+using InputReader = std::function<Expr(Expr n, Expr iy, Expr ix, Expr ic)>;
+
+// A convolution can write its output over its own input when the output has the input's
+// shape and the input dies here: a depthwise convolution works channel by channel (the
+// channel is copied to a small temporary first), a 1x1 convolution pixel by pixel (the
+// pixel's channels are copied first). This is what takes models below the layer-by-layer
+// memory bound. The staged kernels are correct whether or not the planner then places
+// the output over the input.
+enum class Staging { kNone, kPerChannel, kPerPixel };
+
+Staging choose_staging(const Graph& g, const Node& node, const ConvGeometry& c, bool depthwise) {
+  TensorId in = node.inputs[0];
+  const Tensor& t = g.tensor(in);
+  bool dies_here = !t.is_constant() && g.consumers(in).size() == 1 && !g.is_graph_output(in) &&
+                   std::find(g.inputs.begin(), g.inputs.end(), in) == g.inputs.end();
+  bool same_shape = c.out_h == c.in_h && c.out_w == c.in_w && c.out_c == c.in_c;
+  if (!dies_here || !same_shape) return Staging::kNone;
+  if (depthwise) return Staging::kPerChannel;
+  bool pointwise = c.filter_h == 1 && c.filter_w == 1 && c.stride_h == 1 && c.stride_w == 1 && c.pad_h == 0 && c.pad_w == 0;
+  return pointwise ? Staging::kPerPixel : Staging::kNone;
+}
+
 LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, bool depthwise) {
   ConvGeometry c = conv_geometry(g, node, depthwise);
   bool quantized = is_int8(g, node.inputs[0]);
   DataType acc_type = quantized ? DataType::Int(32) : DataType::Float32();
+  DataType in_type = g.tensor(node.inputs[0]).dtype;
   KernelBuilder kb(g, node, name);
   ir::Buffer x = kb.input(0, "input"), w = kb.input(1, "filter");
   OutputStage stage{g, node, node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr, quantized};
@@ -160,36 +187,67 @@ LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, 
   int64_t multiplier = depthwise ? c.out_c / c.in_c : 1;
   std::vector<QuantizedMultiplier> rq_params;
   if (quantized) rq_params = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], node.outputs[0], c.out_c);
+  Staging staging = choose_staging(g, node, c, depthwise);
+
+  // acc = sum over the window (and input channels) of input * filter; output = finish(acc).
+  auto output_element = [&](const Requantizer& rq, Expr n, Expr oy, Expr ox, Expr oc, const InputReader& read) {
+    std::vector<Expr> o = {n, oy, ox, oc};
+    auto sum = [&](const ir::Buffer& acc) {
+      return ir::loop_nest({c.filter_h, c.filter_w}, {"ky", "kx"}, [&](const std::vector<Expr>& k) {
+        Expr iy = oy * c.stride_h - c.pad_h + k[0] * c.dilation_h;
+        Expr ix = ox * c.stride_w - c.pad_w + k[1] * c.dilation_w;
+        Expr inside = ir::logical_and(ir::logical_and(iy >= 0, iy < c.in_h), ir::logical_and(ix >= 0, ix < c.in_w));
+        auto term = [&](Expr ic, Expr filter_value) {
+          return input_term(g, node.inputs[0], read(n, iy, ix, ic), quantized) *
+                 filter_term(g, node.inputs[1], filter_value, quantized);
+        };
+        ir::Stmt add;
+        if (depthwise) {
+          add = ir::store(acc, {0}, ir::load(acc, {0}) + term(oc / multiplier, ir::load(w, {0, k[0], k[1], oc})));
+        } else {
+          ir::Var ic = ir::make_var("ic");
+          Expr icv = ir::var_expr(ic);
+          add = ir::for_loop(ic, 0, ir::make_int(c.in_c),
+                             ir::store(acc, {0}, ir::load(acc, {0}) + term(icv, ir::load(w, {oc, k[0], k[1], icv}))));
+        }
+        return ir::if_then_else(inside, add);
+      });
+    };
+    auto write = [&](Expr total) { return ir::store(y, o, kb.epilogue(stage.finish(total, oc, &rq), o)); };
+    return accumulate(acc_type, sum, write);
+  };
+  InputReader from_input = [&](Expr n, Expr iy, Expr ix, Expr ic) { return ir::load(x, {n, iy, ix, ic}); };
 
   ir::Stmt body = with_requantizer(rq_params, [&](const Requantizer& rq) {
-    return ir::loop_nest({c.batches, c.out_h, c.out_w, c.out_c}, {"n", "oy", "ox", "oc"}, [&](const std::vector<Expr>& o) {
-      Expr n = o[0], oy = o[1], ox = o[2], oc = o[3];
-      Expr in_c = depthwise ? oc / multiplier : Expr();
-      auto sum = [&](const ir::Buffer& acc) {
-        return ir::loop_nest({c.filter_h, c.filter_w}, {"ky", "kx"}, [&](const std::vector<Expr>& k) {
-          Expr iy = oy * c.stride_h - c.pad_h + k[0] * c.dilation_h;
-          Expr ix = ox * c.stride_w - c.pad_w + k[1] * c.dilation_w;
-          Expr inside = ir::logical_and(ir::logical_and(iy >= 0, iy < c.in_h), ir::logical_and(ix >= 0, ix < c.in_w));
-          auto term = [&](Expr ic, Expr filter_value) {
-            return input_term(g, node.inputs[0], ir::load(x, {n, iy, ix, ic}), quantized) *
-                   filter_term(g, node.inputs[1], filter_value, quantized);
-          };
-          ir::Stmt add;
-          if (depthwise) {
-            add = ir::store(acc, {0}, ir::load(acc, {0}) + term(in_c, ir::load(w, {0, k[0], k[1], oc})));
-          } else {
-            ir::Var ic = ir::make_var("ic");
-            Expr icv = ir::var_expr(ic);
-            add = ir::for_loop(ic, 0, ir::make_int(c.in_c),
-                               ir::store(acc, {0}, ir::load(acc, {0}) + term(icv, ir::load(w, {oc, k[0], k[1], icv}))));
-          }
-          return ir::if_then_else(inside, add);
+    if (staging == Staging::kPerChannel) {
+      return ir::loop_nest({c.batches, c.out_c}, {"n", "oc"}, [&](const std::vector<Expr>& nc) {
+        ir::Buffer plane = ir::make_buffer("channel", in_type, {c.in_h, c.in_w});
+        ir::Stmt copy = ir::loop_nest({c.in_h, c.in_w}, {"y", "x"}, [&](const std::vector<Expr>& p) {
+          return ir::store(plane, p, ir::load(x, {nc[0], p[0], p[1], nc[1]}));
         });
-      };
-      auto write = [&](Expr total) { return ir::store(y, o, kb.epilogue(stage.finish(total, oc, &rq), o)); };
-      return accumulate(acc_type, sum, write);
+        ir::Stmt compute = ir::loop_nest({c.out_h, c.out_w}, {"oy", "ox"}, [&](const std::vector<Expr>& p) {
+          return output_element(rq, nc[0], p[0], p[1], nc[1], [&](Expr, Expr iy, Expr ix, Expr) { return ir::load(plane, {iy, ix}); });
+        });
+        return ir::allocate(plane, ir::seq({copy, compute}));
+      });
+    }
+    if (staging == Staging::kPerPixel) {
+      return ir::loop_nest({c.batches, c.out_h, c.out_w}, {"n", "oy", "ox"}, [&](const std::vector<Expr>& p) {
+        ir::Buffer pixel = ir::make_buffer("pixel", in_type, {c.in_c});
+        ir::Stmt copy = ir::loop_nest({c.in_c}, {"ic"}, [&](const std::vector<Expr>& ic) {
+          return ir::store(pixel, ic, ir::load(x, {p[0], p[1], p[2], ic[0]}));
+        });
+        ir::Stmt compute = ir::loop_nest({c.out_c}, {"oc"}, [&](const std::vector<Expr>& oc) {
+          return output_element(rq, p[0], p[1], p[2], oc[0], [&](Expr, Expr, Expr, Expr ic) { return ir::load(pixel, {ic}); });
+        });
+        return ir::allocate(pixel, ir::seq({copy, compute}));
+      });
+    }
+    return ir::loop_nest({c.batches, c.out_h, c.out_w, c.out_c}, {"n", "oy", "ox", "oc"}, [&](const std::vector<Expr>& o) {
+      return output_element(rq, o[0], o[1], o[2], o[3], from_input);
     });
   });
+  if (staging != Staging::kNone) kb.allow_in_place(node.inputs[0]);
   return kb.finish(body);
 }
 

@@ -133,7 +133,8 @@ void infer_arithmetic(Graph& g, Node& node, Arithmetic op) {
     node_error(node, "input '" + a.name + "' is " + a.dtype.str() + "; only float32 and int8 are supported");
   tflite::set_declared_output(g, node, 0, a.dtype, broadcast_shapes(node, a.shape, b.shape));
   if (a.dtype == DataType::Int(8)) {
-    for (TensorId id : {node.inputs[0], node.inputs[1], node.outputs[0]}) tflite::require_per_tensor_quantized(g, node, id);
+    for (TensorId id : {node.inputs[0], node.inputs[1], node.outputs[0]})
+      tflite::require_per_tensor_quantized(g, node, id);
     element_function(g, node, op);  // rejects multipliers TFLite rejects, now rather than at lowering
   }
 }
@@ -142,6 +143,9 @@ LoweredOp lower_arithmetic(const Graph& g, const Node& node, const std::string& 
   KernelBuilder kb(g, node, name);
   ir::Buffer a = kb.input(0, "input1"), b = kb.input(1, "input2"), y = kb.output(0, "output");
   ElementFunction element = element_function(g, node, op);
+  // Output element i reads element i of each input of the output's shape.
+  kb.allow_in_place(node.inputs[0]);
+  kb.allow_in_place(node.inputs[1]);
   ir::Stmt body = ir::loop_nest(y->shape, {}, [&](const std::vector<Expr>& index) {
     return ir::store(y, index, element(broadcast_load(a, index), broadcast_load(b, index)));
   });

@@ -25,8 +25,8 @@ inline void set_declared_output(Graph& g, const Node& node, size_t index, DataTy
     node_error(node, "output '" + out.name + "' is " + out.dtype.str() + " in the model but the operator computes " +
                          dtype.str());
   if (out.shape_known && out.shape != shape)
-    node_error(node, "output '" + out.name + "' is " + shape_str(out.shape) + " in the model but the operator computes " +
-                         shape_str(shape));
+    node_error(node, "output '" + out.name + "' is " + shape_str(out.shape) +
+                         " in the model but the operator computes " + shape_str(shape));
   set_output(g, node, index, dtype, shape);
 }
 

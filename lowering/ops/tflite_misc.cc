@@ -94,7 +94,7 @@ QuantizedRange type_range(DataType t) {
 // The integer-to-integer conversions TFLite Micro's QUANTIZE implements.
 bool is_supported_requantization(DataType from, DataType to) {
   static const std::set<std::pair<std::string, std::string>> kPairs = {
-      {"int8", "int8"},   {"int8", "uint8"},   {"int8", "int16"}, {"int8", "int32"},  {"uint8", "int8"},
+      {"int8", "int8"},  {"int8", "uint8"},  {"int8", "int16"},  {"int8", "int32"}, {"uint8", "int8"},
       {"int16", "int8"}, {"int16", "int16"}, {"int16", "int32"}, {"int32", "int8"}, {"int32", "int16"}};
   return kPairs.count({from.str(), to.str()}) != 0;
 }
@@ -124,7 +124,8 @@ Expr affine_quantize(const Graph& g, const Node& node, Expr x) {
   int32_t zero_point = tflite::zero_point_of(g, out);
   QuantizedRange range = type_range(g.tensor(out).dtype);
   Expr rounded = ir::call("roundf", {x / ir::make_float(scale)}, DataType::Float32());
-  Expr clamped = ir::min(ir::max(rounded, ir::make_float(range.min - zero_point)), ir::make_float(range.max - zero_point));
+  Expr clamped =
+      ir::min(ir::max(rounded, ir::make_float(range.min - zero_point)), ir::make_float(range.max - zero_point));
   return ir::cast(DataType::Int(32), clamped) + zero_point;
 }
 
@@ -161,6 +162,7 @@ using Conversion = Expr (*)(const Graph&, const Node&, Expr);
 LoweredOp lower_conversion(const Graph& g, const Node& node, const std::string& name, Conversion convert) {
   KernelBuilder kb(g, node, name);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
+  kb.allow_in_place(node.inputs[0]);  // Y[i] reads only X[i] (the planner checks the types match)
   ir::Stmt body = ir::loop_nest(y->shape, {}, [&](const std::vector<Expr>& index) {
     return ir::store(y, index, convert(g, node, ir::load(x, index)));
   });
@@ -180,7 +182,9 @@ OpDef quantize_op() {
 OpDef dequantize_op() {
   OpDef def;
   def.infer = infer_dequantize;
-  def.lower = [](const Graph& g, const Node& n, const std::string& name) { return lower_conversion(g, n, name, dequantize); };
+  def.lower = [](const Graph& g, const Node& n, const std::string& name) {
+    return lower_conversion(g, n, name, dequantize);
+  };
   return def;
 }
 

@@ -54,7 +54,8 @@ void infer_pool(Graph& g, Node& node) {
   PoolGeometry p = pool_geometry(g, node);
   DataType t = g.tensor(node.inputs[0]).dtype;
   if (t != DataType::Float32() && t != DataType::Int(8))
-    node_error(node, "input '" + g.tensor(node.inputs[0]).name + "' is " + t.str() + "; only float32 and int8 are supported");
+    node_error(node,
+               "input '" + g.tensor(node.inputs[0]).name + "' is " + t.str() + "; only float32 and int8 are supported");
   tflite::set_declared_output(g, node, 0, t, {p.batches, p.h.out, p.w.out, p.channels});
   if (t == DataType::Int(8)) require_same_quantization(g, node);
 }
@@ -129,25 +130,25 @@ LoweredOp lower_pool(const Graph& g, const Node& node, const std::string& name, 
   WindowReduction reduction = window_reduction(g, node, kind);
   KernelBuilder kb(g, node, name);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
-  ir::Stmt body = ir::loop_nest({p.batches, p.h.out, p.w.out, p.channels}, {"n", "oy", "ox", "c"},
-                                [&](const std::vector<Expr>& o) {
-    ClippedWindow wy = clip_window(o[1], p.stride_h, p.filter_h, p.in_h, p.h);
-    ClippedWindow wx = clip_window(o[2], p.stride_w, p.filter_w, p.in_w, p.w);
-    ir::Buffer acc = ir::make_buffer("acc", reduction.acc_type, {1}, "local");
-    ir::Var fy = ir::make_var("fy"), fx = ir::make_var("fx");
-    Expr value = ir::load(x, {o[0], wy.origin + ir::var_expr(fy), wx.origin + ir::var_expr(fx), o[3]});
-    ir::Stmt update = ir::store(acc, {0}, reduction.update(ir::load(acc, {0}), value));
-    ir::Stmt taps = ir::for_loop(fy, wy.start, wy.extent(), ir::for_loop(fx, wx.start, wx.extent(), update));
-    ir::Stmt write;
-    if (reduction.uses_count) {
-      ir::Var count = ir::make_var("count");
-      write = ir::let(count, wy.extent() * wx.extent(),
-                      ir::store(y, o, reduction.finish(ir::load(acc, {0}), ir::var_expr(count))));
-    } else {
-      write = ir::store(y, o, reduction.finish(ir::load(acc, {0}), Expr()));
-    }
-    return ir::allocate(acc, ir::seq({ir::store(acc, {0}, reduction.init), taps, write}));
-  });
+  ir::Stmt body =
+      ir::loop_nest({p.batches, p.h.out, p.w.out, p.channels}, {"n", "oy", "ox", "c"}, [&](const std::vector<Expr>& o) {
+        ClippedWindow wy = clip_window(o[1], p.stride_h, p.filter_h, p.in_h, p.h);
+        ClippedWindow wx = clip_window(o[2], p.stride_w, p.filter_w, p.in_w, p.w);
+        ir::Buffer acc = ir::make_buffer("acc", reduction.acc_type, {1}, "local");
+        ir::Var fy = ir::make_var("fy"), fx = ir::make_var("fx");
+        Expr value = ir::load(x, {o[0], wy.origin + ir::var_expr(fy), wx.origin + ir::var_expr(fx), o[3]});
+        ir::Stmt update = ir::store(acc, {0}, reduction.update(ir::load(acc, {0}), value));
+        ir::Stmt taps = ir::for_loop(fy, wy.start, wy.extent(), ir::for_loop(fx, wx.start, wx.extent(), update));
+        ir::Stmt write;
+        if (reduction.uses_count) {
+          ir::Var count = ir::make_var("count");
+          write = ir::let(count, wy.extent() * wx.extent(),
+                          ir::store(y, o, reduction.finish(ir::load(acc, {0}), ir::var_expr(count))));
+        } else {
+          write = ir::store(y, o, reduction.finish(ir::load(acc, {0}), Expr()));
+        }
+        return ir::allocate(acc, ir::seq({ir::store(acc, {0}, reduction.init), taps, write}));
+      });
   return kb.finish(body);
 }
 

@@ -43,9 +43,9 @@ double beta_of(const Node& node) { return static_cast<double>(static_cast<float>
 // TFLite's PreprocessSoftmaxScaling and CalculateInputRadius, in the same double arithmetic.
 SoftmaxScaling softmax_scaling(const Graph& g, const Node& node) {
   const double max_real_multiplier = static_cast<double>((int64_t{1} << 31) - 1);
-  double real = std::min(beta_of(node) * tflite::scale_of(g, node.inputs[0]) *
-                             static_cast<double>(1 << (31 - kScaledDiffIntegerBits)),
-                         max_real_multiplier);
+  double real = std::min(
+      beta_of(node) * tflite::scale_of(g, node.inputs[0]) * static_cast<double>(1 << (31 - kScaledDiffIntegerBits)),
+      max_real_multiplier);
   if (!(real > 1.0))
     node_error(node, "beta * input scale * 2^26 is " + std::to_string(real) +
                          "; TFLite's int8 softmax requires it to exceed 1");
@@ -69,7 +69,7 @@ void require_probability_output(const Graph& g, const Node& node) {
   float scale = static_cast<float>(tflite::scale_of(g, out));
   int32_t zero_point = tflite::zero_point_of(g, out);
   bool ok = y.dtype == DataType::Int(8) ? zero_point == -128 && scale == 1.f / 256
-                                         : zero_point == -32768 && std::fabs(scale - 1.f / 65536) <= 0.001f / 65536;
+                                        : zero_point == -32768 && std::fabs(scale - 1.f / 65536) <= 0.001f / 65536;
   if (!ok)
     node_error(node, "output '" + y.name + "' has scale " + std::to_string(scale) + " and zero point " +
                          std::to_string(zero_point) + "; TFLite's int8 softmax needs " +
@@ -100,7 +100,8 @@ void infer_softmax(Graph& g, Node& node) {
 // ---------------------------------------------------------------- kernels
 
 // A local scalar of type `t` set to `init`; `body` reads and writes it.
-ir::Stmt with_local(const std::string& name, DataType t, Expr init, const std::function<ir::Stmt(const ir::Buffer&)>& body) {
+ir::Stmt with_local(const std::string& name, DataType t, Expr init,
+                    const std::function<ir::Stmt(const ir::Buffer&)>& body) {
   ir::Buffer b = ir::make_buffer(name, t, {1}, "local");
   return ir::allocate(b, ir::seq({ir::store(b, {0}, std::move(init)), body(b)}));
 }
@@ -139,27 +140,20 @@ ir::Stmt with_row_max(DataType t, Expr lowest, const ir::Buffer& x, const std::v
 
 ir::Stmt float_softmax_row(const ir::Buffer& x, const ir::Buffer& y, const std::vector<Expr>& row, int64_t depth,
                            float beta) {
-  return with_row_max(DataType::Float32(), ir::make_float(std::numeric_limits<float>::lowest()), x, row, depth,
-                      [&](Expr max) {
-    return with_local("sum", DataType::Float32(), ir::make_float(0.0), [&](const ir::Buffer& sum) {
-      ir::Stmt exponentials = for_each_class(depth, [&](Expr c) {
-        Expr e = ir::call("expf", {(ir::load(x, at(row, c)) - max) * ir::make_float(beta)}, DataType::Float32());
-        return bind("e", e, [&](Expr ev) {
-          return ir::seq({ir::store(y, at(row, c), ev), ir::store(sum, {0}, ir::load(sum, {0}) + ev)});
+  return with_row_max(
+      DataType::Float32(), ir::make_float(std::numeric_limits<float>::lowest()), x, row, depth, [&](Expr max) {
+        return with_local("sum", DataType::Float32(), ir::make_float(0.0), [&](const ir::Buffer& sum) {
+          ir::Stmt exponentials = for_each_class(depth, [&](Expr c) {
+            Expr e = ir::call("expf", {(ir::load(x, at(row, c)) - max) * ir::make_float(beta)}, DataType::Float32());
+            return bind("e", e, [&](Expr ev) {
+              return ir::seq({ir::store(y, at(row, c), ev), ir::store(sum, {0}, ir::load(sum, {0}) + ev)});
+            });
+          });
+          ir::Stmt normalize = for_each_class(
+              depth, [&](Expr c) { return ir::store(y, at(row, c), ir::load(y, at(row, c)) / ir::load(sum, {0})); });
+          return ir::seq({exponentials, normalize});
         });
       });
-      ir::Stmt normalize = for_each_class(depth, [&](Expr c) {
-        return ir::store(y, at(row, c), ir::load(y, at(row, c)) / ir::load(sum, {0}));
-      });
-      return ir::seq({exponentials, normalize});
-    });
-  });
-}
-
-int32_t count_leading_zeros(uint32_t x) {
-  int32_t n = 0;
-  for (uint32_t bit = 0x80000000u; bit && !(x & bit); bit >>= 1) ++n;
-  return n;
 }
 
 // The int8 kernel's arithmetic on one row.
@@ -212,24 +206,24 @@ class QuantizedSoftmaxRow {
   ir::Stmt with_reciprocal(Expr sum, const std::function<ir::Stmt(Expr, Expr)>& body) const {
     return bind("reciprocal", ir::get_reciprocal(sum), [&](Expr reciprocal) {
       Expr num_bits_over_unit = kAccumulationIntegerBits - ir::count_leading_zeros(sum);
-      return bind("exponent", num_bits_over_unit + (31 - out_bits_), [&](Expr exponent) { return body(reciprocal, exponent); });
+      return bind("exponent", num_bits_over_unit + (31 - out_bits_),
+                  [&](Expr exponent) { return body(reciprocal, exponent); });
     });
   }
 
   // probability / 2^exponent, rounded. TFLite Micro stops with a failed check when the
-  // exponent exceeds 31 (a sum of exponentials of 512 or more with int8 output); every
-  // output is then below half a unit, and 0 is what the division would give.
+  // exponent exceeds 31; every output is then below half a unit, and 0 is what the
+  // division would give. (min() keeps the shift defined should the select be evaluated
+  // eagerly.)
   Expr scaled_down(Expr probability, Expr exponent) const {
     if (!exponent_can_exceed_31()) return ir::rounding_divide_by_pot(probability, exponent);
     return ir::select(exponent > 31, ir::make_int(0), ir::rounding_divide_by_pot(probability, ir::min(exponent, 31)));
   }
 
-  bool exponent_can_exceed_31() const {
-    // The sum is at most depth terms of 2^19 (exp(0) in Q12.19).
-    uint32_t largest_sum = static_cast<uint32_t>(depth_) << (31 - kAccumulationIntegerBits);
-    int32_t smallest_headroom = count_leading_zeros(largest_sum);
-    return kAccumulationIntegerBits - smallest_headroom + (31 - out_bits_) > 31;
-  }
+  // The sum is at most depth * 2^19 (exp(0) in Q12.19), so the exponent
+  // 12 - clz(sum) + 31 - out_bits passes 31 only if the sum reaches 2^(20 + out_bits):
+  // from 512 classes with int8 output, never with int16 (kMaxQuantizedDepth).
+  bool exponent_can_exceed_31() const { return depth_ >= (int64_t{1} << (out_bits_ + 1)); }
 
   SoftmaxScaling scaling_;
   int out_bits_;
@@ -240,6 +234,9 @@ class QuantizedSoftmaxRow {
 LoweredOp lower_softmax(const Graph& g, const Node& node, const std::string& name) {
   KernelBuilder kb(g, node, name);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
+  // Each row is read whole before its first output is written, and the last pass writes
+  // class c after reading input c (the float kernel reads only its output there).
+  kb.allow_in_place(node.inputs[0]);
   std::vector<int64_t> rows(x->shape.begin(), x->shape.end() - 1);
   int64_t depth = x->shape.back();
   float beta = static_cast<float>(beta_of(node));

@@ -273,7 +273,9 @@ TEST(TfliteArithmetic, FloatBroadcastsAndAppliesTheActivation) {
   std::vector<float> a = random_floats(6, 7), b = random_floats(4, 8);
   for (const char* op : {"tfl.ADD", "tfl.SUB", "tfl.MUL"}) {
     OneNode n(op);
-    n.input(DataType::Float32(), {2, 1, 3}, a).input(DataType::Float32(), {4, 1}, b).output(DataType::Float32(), {2, 4, 3});
+    n.input(DataType::Float32(), {2, 1, 3}, a)
+        .input(DataType::Float32(), {4, 1}, b)
+        .output(DataType::Float32(), {2, 4, 3});
     n.attr("fused_activation", std::string("RELU_N1_TO_1"));
     std::vector<float> got = n.run<float>();
     for_each_index({2, 4, 3}, [&](const std::vector<int64_t>& idx, size_t flat) {
@@ -356,24 +358,29 @@ TEST_P(TflitePool, Int8AverageDividesByInBoundsCountRoundingHalfAway) {
 
 TEST_P(TflitePool, Int8MaxThenFusedReluClamp) {
   Quant q{0.05f, 10};  // RELU clamps at the zero point, 10
-  std::vector<int8_t> x = random_int8(static_cast<size_t>(kBatches * GetParam().in_h * GetParam().in_w * kChannels), 10);
+  std::vector<int8_t> x =
+      random_int8(static_cast<size_t>(kBatches * GetParam().in_h * GetParam().in_w * kChannels), 10);
   OneNode n = pool("tfl.MAX_POOL_2D");
   n.input(DataType::Int(8), in_shape(), x, q).output(DataType::Int(8), out_shape(), q);
   n.attr("fused_activation", std::string("RELU"));
   std::vector<int8_t> got = n.run<int8_t>();
   for_each_output([&](int64_t b, int64_t oy, int64_t ox, int64_t c, size_t flat) {
     int max = -128;
-    for_each_tap(GetParam(), oy, ox, [&](int64_t iy, int64_t ix) { max = std::max<int>(max, x[in_index(b, iy, ix, c)]); });
+    for_each_tap(GetParam(), oy, ox,
+                 [&](int64_t iy, int64_t ix) { max = std::max<int>(max, x[in_index(b, iy, ix, c)]); });
     EXPECT_EQ(got[flat], std::max(max, 10)) << "output " << flat;
   });
 }
 
 TEST_P(TflitePool, FloatAverageAndMax) {
-  std::vector<float> x = random_floats(static_cast<size_t>(kBatches * GetParam().in_h * GetParam().in_w * kChannels), 11);
+  std::vector<float> x =
+      random_floats(static_cast<size_t>(kBatches * GetParam().in_h * GetParam().in_w * kChannels), 11);
   OneNode avg = pool("tfl.AVERAGE_POOL_2D");
   avg.input(DataType::Float32(), in_shape(), x).output(DataType::Float32(), out_shape());
   OneNode max = pool("tfl.MAX_POOL_2D");
-  max.input(DataType::Float32(), in_shape(), x).output(DataType::Float32(), out_shape()).attr("fused_activation", std::string("RELU6"));
+  max.input(DataType::Float32(), in_shape(), x)
+      .output(DataType::Float32(), out_shape())
+      .attr("fused_activation", std::string("RELU6"));
   std::vector<float> got_avg = avg.run<float>(), got_max = max.run<float>();
   for_each_output([&](int64_t b, int64_t oy, int64_t ox, int64_t c, size_t flat) {
     float sum = 0.0f, count = 0.0f, m = std::numeric_limits<float>::lowest();
@@ -403,7 +410,8 @@ INSTANTIATE_TEST_SUITE_P(Windows, TflitePool,
 
 TEST(TflitePoolErrors, Int8InputAndOutputMustShareQuantization) {
   OneNode n("tfl.AVERAGE_POOL_2D");
-  n.input(DataType::Int(8), {1, 2, 2, 1}, random_int8(4, 1), {0.1f, 0}).output(DataType::Int(8), {1, 1, 1, 1}, {0.2f, 0});
+  n.input(DataType::Int(8), {1, 2, 2, 1}, random_int8(4, 1), {0.1f, 0})
+      .output(DataType::Int(8), {1, 1, 1, 1}, {0.2f, 0});
   n.attr("filter_h", int64_t{2}).attr("filter_w", int64_t{2}).attr("padding", std::string("VALID"));
   EXPECT_NE(infer_error(n).find("different quantization"), std::string::npos) << infer_error(n);
 }

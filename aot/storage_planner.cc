@@ -1,0 +1,156 @@
+#include "aot/storage_planner.h"
+
+#include <algorithm>
+#include <iterator>
+#include <set>
+
+#include "lowering/op_registry.h"
+
+namespace aotc {
+namespace {
+
+using StorageMap = std::map<TensorId, Storage>;
+
+TensorId view_source(const Graph& g, TensorId id, const std::map<TensorId, TensorId>& views) {
+  auto it = views.find(id);
+  while (it != views.end()) {
+    id = it->second;
+    it = views.find(id);
+  }
+  (void)g;
+  return id;
+}
+
+// Live range of every arena root over the kernel steps, in root id order.
+std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const StorageMap& storage) {
+  std::map<TensorId, LiveRange> ranges;
+  for (size_t step = 0; step < m.kernels.size(); ++step) {
+    for (TensorId id : m.kernels[step].args) {
+      const Storage& s = storage.at(id);
+      if (s.kind != Storage::Kind::kArena) continue;
+      auto [it, fresh] = ranges.try_emplace(s.tensor);
+      if (fresh) {
+        it->second.size = m.graph.tensor(s.tensor).size_bytes();
+        it->second.first = static_cast<int>(step);
+      }
+      it->second.last = static_cast<int>(step);
+    }
+  }
+  return ranges;
+}
+
+// Index of `root` among the arena roots (the order of arena_ranges and of the placement).
+size_t arena_index(const StorageMap& storage, TensorId root) {
+  std::set<TensorId> roots;
+  for (auto& [id, s] : storage)
+    if (s.kind == Storage::Kind::kArena) roots.insert(s.tensor);
+  return static_cast<size_t>(std::distance(roots.begin(), roots.find(root)));
+}
+
+// Tensors first (in root id order), then each kernel's scratch, live for its step only.
+Placement place_arena(const CompiledModel& m, const StorageMap& storage) {
+  std::vector<LiveRange> list;
+  for (auto& [id, r] : arena_ranges(m, storage)) list.push_back(r);
+  for (size_t step = 0; step < m.kernels.size(); ++step)
+    if (m.kernels[step].memory.workspace_bytes > 0)
+      list.push_back({m.kernels[step].memory.workspace_bytes, static_cast<int>(step), static_cast<int>(step)});
+  return plan_memory(list, m.target.workspace_alignment);
+}
+
+// Lets kernel `step` write its output over `input`: the output's storage becomes the
+// input's. Only when both are arena tensors of the same layout, the input is read for
+// the last time at this step and the output is first written here.
+bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, TensorId input) {
+  const Graph& g = m.graph;
+  const KernelStep& k = m.kernels[step];
+  const Storage& out = storage.at(k.in_place_output);
+  const Storage& src = storage.at(input);
+  if (out.kind != Storage::Kind::kArena || src.kind != Storage::Kind::kArena || src.tensor == out.tensor) return false;
+  if (g.tensor(input).shape != g.tensor(k.in_place_output).shape || g.tensor(input).dtype != g.tensor(k.in_place_output).dtype)
+    return false;
+  auto ranges = arena_ranges(m, storage);
+  if (ranges.at(src.tensor).last != static_cast<int>(step) || ranges.at(out.tensor).first != static_cast<int>(step))
+    return false;
+  TensorId from = out.tensor, to = src.tensor;
+  for (auto& [id, s] : storage)
+    if (s.kind == Storage::Kind::kArena && s.tensor == from) s.tensor = to;
+  return true;
+}
+
+}  // namespace
+
+// Decides the storage of every tensor the kernels touch, and plans the arena.
+void plan_storage(CompiledModel& m) {
+  const Graph& g = m.graph;
+  std::map<TensorId, TensorId> views;  // view output -> its input
+  for (const Node& n : g.nodes)
+    if (find_op(n.op)->is_view) views[n.outputs[0]] = n.inputs[0];
+
+  // Roots: where the bytes of each tensor really are.
+  auto root_storage = [&](TensorId root) {
+    Storage s;
+    s.tensor = root;
+    const Tensor& t = g.tensor(root);
+    if (t.is_constant()) s.kind = Storage::Kind::kConstant;
+    else if (std::count(g.inputs.begin(), g.inputs.end(), root)) s.kind = Storage::Kind::kInput;
+    else if (g.is_graph_output(root)) s.kind = Storage::Kind::kOutput;
+    else s.kind = Storage::Kind::kArena;
+    return s;
+  };
+
+  // An arena root whose view chain ends in a graph output is stored in that output directly.
+  std::map<TensorId, TensorId> root_to_output;
+  for (TensorId out : g.outputs) {
+    TensorId root = view_source(g, out, views);
+    if (root == out) continue;
+    if (root_storage(root).kind == Storage::Kind::kArena && !root_to_output.count(root)) {
+      root_to_output[root] = out;
+    } else {
+      m.copies.push_back({root_storage(root), out});
+    }
+  }
+
+  std::vector<TensorId> touched;
+  for (auto& k : m.kernels) touched.insert(touched.end(), k.args.begin(), k.args.end());
+  for (TensorId id : touched) {
+    TensorId root = view_source(g, id, views);
+    if (root_to_output.count(root)) {
+      Storage s;
+      s.kind = Storage::Kind::kOutput;
+      s.tensor = root_to_output[root];
+      m.storage[id] = s;
+    } else {
+      m.storage[id] = root_storage(root);
+    }
+  }
+
+  // Graph outputs no kernel writes (a folded constant, an input passed through) are copied.
+  for (TensorId out : g.outputs) {
+    bool copied = std::any_of(m.copies.begin(), m.copies.end(), [&](const CopyStep& c) { return c.to == out; });
+    TensorId root = view_source(g, out, views);
+    bool stored_in_place = root_to_output.count(root) && root_to_output[root] == out;
+    if (!m.storage.count(out) && !copied && !stored_in_place) m.copies.push_back({root_storage(root), out});
+  }
+
+  // In-place merges, each kept only if the plan does not grow.
+  StorageMap best = m.storage;
+  Placement best_plan = place_arena(m, best);
+  for (size_t step = 0; step < m.kernels.size(); ++step) {
+    for (TensorId in : m.kernels[step].in_place_inputs) {
+      StorageMap trial = best;
+      if (!merge_in_place(m, trial, step, in)) continue;
+      Placement p = place_arena(m, trial);
+      if (p.total_bytes <= best_plan.total_bytes) best = std::move(trial), best_plan = p;
+    }
+  }
+  m.storage = std::move(best);
+  m.arena = best_plan;
+  for (auto& [id, s] : m.storage)
+    if (s.kind == Storage::Kind::kArena) s.offset = best_plan.offsets[arena_index(m.storage, s.tensor)];
+  size_t next = arena_ranges(m, m.storage).size();
+  for (auto& k : m.kernels)
+    if (k.memory.workspace_bytes > 0) k.scratch_offset = best_plan.offsets[next++];
+}
+
+
+}  // namespace aotc

@@ -1,0 +1,148 @@
+# aotc_add_model(): compile a neural network into a static C library at build time.
+#
+# A firmware project calls
+#
+#   aotc_add_model(<lib> MODEL <file> TARGET <name-or-config-file>
+#                  [NAME <c-prefix>] [OUTPUT_DIR <dir>] [POOLS <pool>...] [AOTC_ARGS <arg>...])
+#
+# and links <lib> like any other library. At build time `aotc compile` turns MODEL into
+# <NAME>.h, <NAME>.c and <NAME>_constants.c (plus the runtime headers) in OUTPUT_DIR; <lib>
+# is a static library of the two .c files with OUTPUT_DIR as its public include directory,
+# so `#include "<NAME>.h"` just works. The command re-runs when the model, the target
+# description or the aotc binary changes.
+#
+#   MODEL       the .onnx or .tflite file (relative paths are from the current source dir)
+#   TARGET      a built-in target (`aotc targets`: cortex-m4, cortex-m7, ...) or the path of
+#               a target description file of your own (TOML; passed as --target-config)
+#   NAME        C prefix of every generated symbol and file (default: <lib>); must be unique
+#               per model in one firmware
+#   OUTPUT_DIR  where the sources are generated (default: <current binary dir>/<lib>)
+#   POOLS       reserved: passed to aotc as one `--pool <value>` per entry. aotc compile has
+#               no --pool option yet, so giving POOLS currently fails at build time; memory
+#               pools are described in the target file ([[pool]] tables) until then.
+#   AOTC_ARGS   further arguments for `aotc compile` (e.g. --memory-report)
+#
+# The C runtime (aotc_runtime.c) is compiled once per project into the static library
+# `aotc_runtime` (alias aotc::runtime), created on first use and linked by every model
+# library, so two models in one firmware do not define its symbols twice. The generated
+# code itself has every symbol prefixed by NAME.
+#
+# Compiler flags (CPU, FPU, optimisation) are the project's: use a toolchain file from
+# aotc's toolchains/ directory, or your own. The libraries are built as strict C99.
+#
+# Where aotc comes from, in this order:
+#   - the `aotc` executable target, when aotc is part of the build (add_subdirectory);
+#   - AOTC_EXECUTABLE, set by aotcConfig.cmake (find_package(aotc));
+#   - `aotc` on the PATH.
+# The runtime sources come from AOTC_RUNTIME_DIR (set by aotcConfig.cmake), else from the
+# source tree this file belongs to (../runtime-c).
+
+include_guard(GLOBAL)
+cmake_minimum_required(VERSION 3.20)
+
+# Remember where this file is: functions resolve variables in the caller's scope, which
+# (after add_subdirectory) is not the scope that included this file.
+if(DEFINED AOTC_RUNTIME_DIR)
+  set_property(GLOBAL PROPERTY AOTC_RUNTIME_DIR "${AOTC_RUNTIME_DIR}")
+else()
+  get_filename_component(_aotc_tree_runtime "${CMAKE_CURRENT_LIST_DIR}/../runtime-c" ABSOLUTE)
+  set_property(GLOBAL PROPERTY AOTC_RUNTIME_DIR "${_aotc_tree_runtime}")
+  unset(_aotc_tree_runtime)
+endif()
+if(DEFINED AOTC_EXECUTABLE)
+  set_property(GLOBAL PROPERTY AOTC_EXECUTABLE "${AOTC_EXECUTABLE}")
+endif()
+
+# The shared runtime library, created once per build on first use.
+function(_aotc_runtime_library)
+  if(TARGET aotc_runtime)
+    return()
+  endif()
+  get_property(runtime_dir GLOBAL PROPERTY AOTC_RUNTIME_DIR)
+  if(NOT EXISTS "${runtime_dir}/aotc_runtime.c")
+    message(FATAL_ERROR "aotc_add_model: no aotc_runtime.c in '${runtime_dir}' (AOTC_RUNTIME_DIR)")
+  endif()
+  add_library(aotc_runtime STATIC "${runtime_dir}/aotc_runtime.c")
+  target_include_directories(aotc_runtime PUBLIC "${runtime_dir}")
+  set_target_properties(aotc_runtime PROPERTIES
+    C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  add_library(aotc::runtime ALIAS aotc_runtime)
+endfunction()
+
+function(aotc_add_model lib)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MODEL;TARGET;NAME;OUTPUT_DIR" "POOLS;AOTC_ARGS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "aotc_add_model(${lib}): unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  foreach(required IN ITEMS MODEL TARGET)
+    if(NOT ARG_${required})
+      message(FATAL_ERROR "aotc_add_model(${lib}): ${required} is required")
+    endif()
+  endforeach()
+  if(NOT ARG_NAME)
+    set(ARG_NAME "${lib}")
+  endif()
+  if(NOT ARG_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "aotc_add_model(${lib}): NAME '${ARG_NAME}' is not a C identifier")
+  endif()
+  if(NOT ARG_OUTPUT_DIR)
+    set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${lib}")
+  endif()
+  get_filename_component(model "${ARG_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  get_filename_component(out "${ARG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  if(NOT EXISTS "${model}")
+    message(FATAL_ERROR "aotc_add_model(${lib}): model '${model}' does not exist")
+  endif()
+
+  # The compiler: the in-tree target, the packaged binary, or one on the PATH.
+  if(TARGET aotc)
+    set(aotc_command "$<TARGET_FILE:aotc>")
+    set(aotc_depends aotc)
+  else()
+    get_property(aotc_command GLOBAL PROPERTY AOTC_EXECUTABLE)
+    if(NOT aotc_command)
+      find_program(AOTC_EXECUTABLE_ON_PATH aotc)
+      if(NOT AOTC_EXECUTABLE_ON_PATH)
+        message(FATAL_ERROR "aotc_add_model(${lib}): no aotc executable (use find_package(aotc) "
+                            "or add aotc with add_subdirectory)")
+      endif()
+      set(aotc_command "${AOTC_EXECUTABLE_ON_PATH}")
+    endif()
+    set(aotc_depends "${aotc_command}")
+  endif()
+
+  # A built-in target name, or a file of one's own (anything that names an existing file
+  # or ends in .toml). Built-in targets live inside the aotc binary, which is a dependency.
+  set(target_args --target "${ARG_TARGET}")
+  get_filename_component(target_file "${ARG_TARGET}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(ARG_TARGET MATCHES "\\.toml$" OR (ARG_TARGET MATCHES "/" AND EXISTS "${target_file}"))
+    if(NOT EXISTS "${target_file}")
+      message(FATAL_ERROR "aotc_add_model(${lib}): target file '${target_file}' does not exist")
+    endif()
+    set(target_args --target-config "${target_file}")
+    list(APPEND aotc_depends "${target_file}")
+  endif()
+
+  set(pool_args)
+  foreach(pool IN LISTS ARG_POOLS)
+    list(APPEND pool_args --pool "${pool}")
+  endforeach()
+
+  set(sources "${out}/${ARG_NAME}.c" "${out}/${ARG_NAME}_constants.c")
+  add_custom_command(
+    OUTPUT ${sources} "${out}/${ARG_NAME}.h" "${out}/metadata.json"
+    COMMAND "${aotc_command}" compile "${model}" -o "${out}" --name "${ARG_NAME}"
+            ${target_args} ${pool_args} ${ARG_AOTC_ARGS}
+    DEPENDS "${model}" ${aotc_depends}
+    COMMENT "aotc: compiling ${ARG_MODEL} into ${ARG_NAME} (${ARG_TARGET})"
+    VERBATIM)
+
+  _aotc_runtime_library()
+  add_library(${lib} STATIC ${sources})
+  target_include_directories(${lib} PUBLIC "${out}")
+  target_link_libraries(${lib} PUBLIC aotc_runtime)
+  set_target_properties(${lib} PROPERTIES
+    C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
+    AOTC_MODEL "${model}" AOTC_NAME "${ARG_NAME}" AOTC_OUTPUT_DIR "${out}"
+    AOTC_METADATA "${out}/metadata.json")
+endfunction()

@@ -1,0 +1,9 @@
+# cortex-m4-clang.cmake: CMake toolchain file for Arm Cortex-M4F (single-precision FPU),
+# compiled with clang --target=thumbv7em-none-eabi, linked by arm-none-eabi-gcc.
+# Usage: cmake -DCMAKE_TOOLCHAIN_FILE=<this file> ...; pair it with
+# aotc_add_model(... TARGET cortex-m4). The CPU flags are those of aotc's targets/cortex-m4.toml.
+set(AOTC_ARM_TARGET cortex-m4)
+set(AOTC_ARM_COMPILER clang)
+set(AOTC_ARM_TRIPLE thumbv7em-none-eabi)
+set(AOTC_ARM_CPU_FLAGS "-mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16 -mthumb")
+include("${CMAKE_CURRENT_LIST_DIR}/arm-none-eabi-common.cmake")
