@@ -59,9 +59,15 @@ class ExecutorEmitter {
        << " * Usage:\n"
        << " *   struct " << prefix_ << "_inputs in = { ... one pointer per input ... };\n"
        << " *   struct " << prefix_ << "_outputs out = { ... one pointer per output ... };\n"
-       << " *   int32_t status = " << prefix_ << "_run(&in, &out);   (0 on success, else an AOTC_ERR_* code)\n"
-       << " *\n * All memory the model needs besides its inputs and outputs is static inside the\n"
-       << " * generated code; the sizes below say how much. " << prefix_ << "_run is not reentrant.\n */\n";
+       << " *   int32_t status = " << prefix_ << "_run(&in, &out" << (has_runtime_pools() ? ", &pools" : "")
+       << ");   (0 on success, else an AOTC_ERR_* code)\n *\n"
+       << (has_runtime_pools()
+               ? " * The pools in struct " + prefix_ + "_pools are memory the application provides (aligned to " +
+                     std::to_string(m_.target.workspace_alignment) + " bytes, at least the _POOL_*_SIZE below);\n" +
+                     " * all other memory the model needs besides inputs and outputs is static in the generated code.\n"
+               : " * All memory the model needs besides its inputs and outputs is static inside the\n"
+                 " * generated code; the sizes below say how much.\n")
+       << " * " << prefix_ << "_run is not reentrant.\n */\n";
     os << "#ifndef " << macro_ << "_H_\n#define " << macro_ << "_H_\n\n#include <stdint.h>\n\n"
        << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
     os << "/* Inputs, in the model's order: sizes in bytes. */\n";
@@ -81,7 +87,19 @@ class ExecutorEmitter {
        << " /* all static RAM the model uses (= activation size) */\n"
        << "#define " << macro_ << "_CONSTANT_SIZE " << constant_bytes(m_) << " /* weights, in const memory */\n"
        << "#define " << macro_ << "_MAX_STACK_SIZE " << m_.max_stack_bytes
-       << " /* largest stack arrays of one kernel, excluding scalars the C compiler keeps */\n\n";
+       << " /* largest stack arrays of one kernel, excluding scalars the C compiler keeps */\n";
+    for (size_t i = 0; i < m_.pools.size(); ++i)
+      os << "#define " << macro_ << "_POOL_" << upper(m_.pools[i].name) << "_SIZE " << pool_bytes(i) << " /* "
+         << (m_.pools[i].runtime_provided ? "provided by the application" : "static in the generated code") << " */\n";
+    os << "\n";
+    if (has_runtime_pools()) {
+      os << "/* Memory the application provides at run time. */\nstruct " << prefix_ << "_pools {\n";
+      for (size_t i = 0; i < m_.pools.size(); ++i)
+        if (m_.pools[i].runtime_provided)
+          os << "  uint8_t* " << c_identifier(m_.pools[i].name) << "; /* " << macro_ << "_POOL_" << upper(m_.pools[i].name)
+             << "_SIZE bytes */\n";
+      os << "};\n\n";
+    }
     os << "struct " << prefix_ << "_inputs {\n";
     for (TensorId id : g_.inputs)
       os << "  " << g_.tensor(id).dtype.c_type() << "* " << input_names_.at(id) << "; /* '" << g_.tensor(id).name
@@ -91,8 +109,7 @@ class ExecutorEmitter {
       os << "  " << g_.tensor(id).dtype.c_type() << "* " << output_names_.at(id) << "; /* '" << g_.tensor(id).name
          << "': " << dims_comment(g_.tensor(id)) << " */\n";
     os << "};\n\n/* Runs the model once. Returns 0 (AOTC_OK) or an AOTC_ERR_* code from aotc_runtime.h. */\n"
-       << "int32_t " << prefix_ << "_run(const struct " << prefix_ << "_inputs* inputs, struct " << prefix_
-       << "_outputs* outputs);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << macro_ << "_H_ */\n";
+       << run_signature() << ";\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << macro_ << "_H_ */\n";
     return os.str();
   }
 
@@ -119,9 +136,14 @@ class ExecutorEmitter {
     }
     os << "#if defined(__GNUC__) || defined(__clang__)\n#define " << macro_ << "_ALIGNED __attribute__((aligned("
        << m_.target.workspace_alignment << ")))\n#else\n#define " << macro_ << "_ALIGNED\n#endif\n\n";
-    if (m_.arena.total_bytes > 0)
-      os << "/* Intermediate tensors; offsets from the static memory plan (metadata.json). */\nstatic uint8_t "
-         << prefix_ << "_activations[" << m_.arena.total_bytes << "] " << macro_ << "_ALIGNED;\n\n";
+    for (size_t i = 0; i < m_.pools.size(); ++i) {
+      const PoolConfig& pool = m_.pools[i];
+      if (pool.runtime_provided || pool_bytes(i) == 0) continue;
+      os << "/* Pool '" << pool.name << "': intermediate tensors and scratch at offsets from the static memory plan\n"
+         << " * (metadata.json). */\nstatic uint8_t " << pool_base(i) << "[" << pool_bytes(i) << "] " << macro_ << "_ALIGNED";
+      if (!pool.section.empty()) os << " __attribute__((section(\"" << pool.section << "\")))";
+      os << ";\n\n";
+    }
     if (m_.scratch_bytes > 0)
       os << "/* Kernels' temporary buffers, allocated last-in first-out from a slice of the activations. */\n"
          << "static aotc_workspace " << prefix_ << "_scratch_allocator;\n\n";
@@ -161,23 +183,49 @@ class ExecutorEmitter {
       case Storage::Kind::kOutput: return "outputs->" + output_names_.at(s.tensor);
       case Storage::Kind::kConstant: return constant_names_.at(s.tensor);
       case Storage::Kind::kArena:
-        return "(" + t.dtype.c_type() + "*)(" + prefix_ + "_activations + " + std::to_string(s.offset) + ")";
+        return "(" + t.dtype.c_type() + "*)(" + pool_base(static_cast<size_t>(s.pool)) + " + " + std::to_string(s.offset) + ")";
     }
     return "";
   }
 
+  bool has_runtime_pools() const {
+    for (auto& p : m_.pools)
+      if (p.runtime_provided) return true;
+    return false;
+  }
+
+  int64_t pool_bytes(size_t pool) const { return pool < m_.arena.pool_bytes.size() ? m_.arena.pool_bytes[pool] : 0; }
+
+  // The C expression of a pool's first byte.
+  std::string pool_base(size_t pool) const {
+    const PoolConfig& p = m_.pools[pool];
+    return p.runtime_provided ? "pools->" + c_identifier(p.name) : prefix_ + "_pool_" + c_identifier(p.name);
+  }
+
+  std::string run_signature() const {
+    std::string s = "int32_t " + prefix_ + "_run(const struct " + prefix_ + "_inputs* inputs, struct " + prefix_ + "_outputs* outputs";
+    if (has_runtime_pools()) s += ", const struct " + prefix_ + "_pools* pools";
+    return s + ")";
+  }
+
   std::string run_function() const {
     std::ostringstream os;
-    os << "int32_t " << prefix_ << "_run(const struct " << prefix_ << "_inputs* inputs, struct " << prefix_
-       << "_outputs* outputs) {\n  int32_t status = AOTC_OK;\n"
+    os << run_signature() << " {\n  int32_t status = AOTC_OK;\n"
        << "  if (inputs == NULL || outputs == NULL) return AOTC_ERR_INVALID_ARGUMENT;\n";
+    if (has_runtime_pools()) {
+      os << "  if (pools == NULL) return AOTC_ERR_INVALID_ARGUMENT;\n";
+      for (size_t i = 0; i < m_.pools.size(); ++i)
+        if (m_.pools[i].runtime_provided && pool_bytes(i) > 0)
+          os << "  if (" << pool_base(i) << " == NULL || (uintptr_t)" << pool_base(i) << " % " << m_.target.workspace_alignment
+             << " != 0) return AOTC_ERR_INVALID_ARGUMENT;\n";
+    }
     for (TensorId id : g_.inputs) os << "  if (inputs->" << input_names_.at(id) << " == NULL) return AOTC_ERR_INVALID_ARGUMENT;\n";
     for (TensorId id : g_.outputs) os << "  if (outputs->" << output_names_.at(id) << " == NULL) return AOTC_ERR_INVALID_ARGUMENT;\n";
     for (auto& k : m_.kernels) {
       os << "\n  /* " << k.func.attrs.at("source_node") << " */\n";
       if (k.memory.workspace_bytes > 0)
-        os << "  status = aotc_workspace_init(&" << prefix_ << "_scratch_allocator, " << prefix_ << "_activations + "
-           << k.scratch_offset << ", " << k.memory.workspace_bytes << ");\n  if (status != AOTC_OK) return status;\n";
+        os << "  status = aotc_workspace_init(&" << prefix_ << "_scratch_allocator, " << pool_base(static_cast<size_t>(k.scratch_pool))
+           << " + " << k.scratch_offset << ", " << k.memory.workspace_bytes << ");\n  if (status != AOTC_OK) return status;\n";
       os << "  status = " << prefix_ << "_" << k.c_name << "(";
       for (size_t i = 0; i < k.args.size(); ++i) os << (i ? ", " : "") << pointer(k.args[i], m_.storage.at(k.args[i]));
       os << ");\n  if (status != AOTC_OK) return status;\n";

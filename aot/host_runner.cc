@@ -8,6 +8,7 @@
 #include "aot/executor_codegen.h"
 #include "aot/file_utils.h"
 #include "aot/tensor_io.h"
+#include "codegen/codegen_c.h"
 
 namespace aotc {
 namespace {
@@ -35,15 +36,28 @@ std::string harness_source(const CompiledModel& m) {
     os << "static " << t.dtype.c_type() << " " << var << "[" << std::max<int64_t>(t.num_elements(), 1) << "];\n";
   };
   for (size_t i = 0; i < g.inputs.size(); ++i) buffer("in" + std::to_string(i), g.inputs[i]);
+  bool runtime_pools = false;
+  for (size_t i = 0; i < m.pools.size(); ++i) {
+    if (!m.pools[i].runtime_provided) continue;
+    runtime_pools = true;
+    int64_t bytes = std::max<int64_t>(1, m.arena.pool_bytes[i]);
+    os << "static uint8_t pool_" << c_identifier(m.pools[i].name) << "[" << bytes << "] __attribute__((aligned("
+       << m.target.workspace_alignment << ")));\n";
+  }
   for (size_t i = 0; i < g.outputs.size(); ++i) buffer("out" + std::to_string(i), g.outputs[i]);
   os << "\nint main(int argc, char** argv) {\n  struct " << m.name << "_inputs inputs;\n  struct " << m.name
      << "_outputs outputs;\n  int32_t status;\n";
+  if (runtime_pools) {
+    os << "  struct " << m.name << "_pools pools;\n";
+    for (auto& p : m.pools)
+      if (p.runtime_provided) os << "  pools." << c_identifier(p.name) << " = pool_" << c_identifier(p.name) << ";\n";
+  }
   os << "  if (argc != " << 1 + g.inputs.size() + g.outputs.size() << ") return 64;\n";
   for (size_t i = 0; i < g.inputs.size(); ++i)
     os << "  inputs." << in_names[i] << " = in" << i << ";\n  if (transfer(argv[" << 1 + i << "], in" << i << ", sizeof in" << i
        << ", 0)) return 65;\n";
   for (size_t i = 0; i < g.outputs.size(); ++i) os << "  outputs." << out_names[i] << " = out" << i << ";\n";
-  os << "  status = " << m.name << "_run(&inputs, &outputs);\n"
+  os << "  status = " << m.name << "_run(&inputs, &outputs" << (runtime_pools ? ", &pools" : "") << ");\n"
      << "  if (status != AOTC_OK) { fprintf(stderr, \"" << m.name << "_run failed: %s\\n\", aotc_status_string(status)); return 2; }\n";
   for (size_t i = 0; i < g.outputs.size(); ++i)
     os << "  if (transfer(argv[" << 1 + g.inputs.size() + i << "], out" << i << ", sizeof out" << i << ", 1)) return 65;\n";

@@ -26,6 +26,7 @@ struct CommonArgs {
   std::string target = "host";
   std::string target_config;
   std::vector<std::string> print_after;
+  std::vector<std::string> pools;
   bool print_after_all = false;
 };
 
@@ -41,6 +42,9 @@ void add_common(CLI::App* cmd, CommonArgs* a) {
     return s;
   }())->delimiter(',');
   cmd->add_flag("--print-after-all", a->print_after_all, "print the IR after every pass");
+  cmd->add_option("--pool", a->pools,
+                  "memory pool NAME:SIZE[:runtime][:section=NAME] (repeatable, first preferred); replaces the "
+                  "target's pools. 'runtime': the application passes it to <name>_run");
 }
 
 CompileOptions make_options(const CommonArgs& a) {
@@ -57,6 +61,7 @@ CompileOptions make_options(const CommonArgs& a) {
     o.print_after.insert(p);
   }
   o.print_after_all = a.print_after_all;
+  for (auto& spec : a.pools) o.pools.push_back(parse_pool_spec(spec));
   o.print_stream = &std::cout;
   return o;
 }

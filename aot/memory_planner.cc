@@ -13,42 +13,59 @@ namespace {
 
 bool overlap_in_time(const LiveRange& a, const LiveRange& b) { return a.first <= b.last && b.first <= a.last; }
 
-// Places ranges in the given order, each at the lowest aligned offset where it does not
-// collide with an already-placed range that is live at the same time.
-Placement place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size_t>& order, int64_t alignment) {
+// The lowest aligned offset in `pool` where range i does not collide with an already
+// placed range of that pool that is live at the same time.
+int64_t lowest_free_offset(const std::vector<LiveRange>& ranges, const Placement& p, const std::vector<size_t>& placed,
+                           size_t i, int pool, int64_t alignment) {
+  std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of conflicting placed ranges
+  for (size_t j : placed)
+    if (p.pools[j] == pool && overlap_in_time(ranges[i], ranges[j]))
+      busy.emplace_back(p.offsets[j], p.offsets[j] + ranges[j].size);
+  std::sort(busy.begin(), busy.end());
+  int64_t offset = 0;
+  for (auto& [begin, end] : busy) {
+    if (offset + ranges[i].size <= begin) break;
+    offset = std::max(offset, align_up(end, alignment));
+  }
+  return offset;
+}
+
+// Places ranges in the given order, each in the first pool where it fits (capacity 0 =
+// unbounded) at the lowest free offset. Returns false if a range fits in no pool.
+bool place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size_t>& order,
+                    const std::vector<int64_t>& capacities, int64_t alignment, Placement* out) {
   Placement p;
   p.offsets.assign(ranges.size(), -1);
+  p.pools.assign(ranges.size(), 0);
+  p.pool_bytes.assign(capacities.size(), 0);
+  p.order = order;
   std::vector<size_t> placed;
   for (size_t i : order) {
-    std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of conflicting placed ranges
-    for (size_t j : placed)
-      if (overlap_in_time(ranges[i], ranges[j])) busy.emplace_back(p.offsets[j], p.offsets[j] + ranges[j].size);
-    std::sort(busy.begin(), busy.end());
-    int64_t offset = 0;
-    for (auto& [begin, end] : busy) {
-      if (offset + ranges[i].size <= begin) break;
-      offset = std::max(offset, align_up(end, alignment));
+    bool fitted = false;
+    for (size_t pool = 0; pool < capacities.size() && !fitted; ++pool) {
+      p.pools[i] = static_cast<int>(pool);
+      int64_t offset = lowest_free_offset(ranges, p, placed, i, static_cast<int>(pool), alignment);
+      if (capacities[pool] != 0 && offset + ranges[i].size > capacities[pool]) continue;
+      p.offsets[i] = offset;
+      p.pool_bytes[pool] = std::max(p.pool_bytes[pool], align_up(offset + ranges[i].size, alignment));
+      fitted = true;
     }
-    p.offsets[i] = offset;
-    p.total_bytes = std::max(p.total_bytes, offset + ranges[i].size);
+    if (!fitted) return false;
     placed.push_back(i);
   }
-  p.total_bytes = align_up(p.total_bytes, alignment);
+  for (int64_t b : p.pool_bytes) p.total_bytes += b;
+  *out = std::move(p);
+  return true;
+}
+
+// One unbounded arena.
+Placement place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size_t>& order, int64_t alignment) {
+  Placement p;
+  place_in_order(ranges, order, {0}, alignment, &p);
   return p;
 }
 
-int64_t lower_bound(const std::vector<LiveRange>& ranges, int64_t alignment) {
-  int steps = 0;
-  for (auto& r : ranges) steps = std::max(steps, r.last + 1);
-  int64_t best = 0;
-  for (int s = 0; s < steps; ++s) {
-    int64_t live = 0;
-    for (auto& r : ranges)
-      if (r.first <= s && s <= r.last) live += align_up(r.size, alignment);
-    best = std::max(best, live);
-  }
-  return best;
-}
+int64_t lower_bound(const std::vector<LiveRange>& ranges, int64_t alignment) { return peak_step(ranges, alignment).second; }
 
 
 std::vector<size_t> order_by(const std::vector<LiveRange>& ranges, const std::function<bool(size_t, size_t)>& before) {
@@ -114,6 +131,38 @@ Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment) {
   }
   best.lower_bound = bound;
   return best;
+}
+
+bool place_in_pools(const std::vector<LiveRange>& ranges, const std::vector<int64_t>& capacities, int64_t alignment,
+                    Placement* placement) {
+  Placement single = plan_memory(ranges, alignment);
+  if (capacities.empty()) return false;
+  std::vector<int64_t> pool_bytes(capacities.size(), 0);
+  if (capacities[0] == 0 || single.total_bytes <= capacities[0]) {
+    single.pool_bytes.assign(capacities.size(), 0);
+    single.pool_bytes[0] = single.total_bytes;
+    *placement = single;
+    return true;
+  }
+  std::string strategy = single.strategy + ", spread over pools";
+  int64_t bound = single.lower_bound;
+  if (!place_in_order(ranges, single.order, capacities, alignment, placement)) return false;
+  placement->strategy = strategy;
+  placement->lower_bound = bound;
+  return true;
+}
+
+std::pair<int, int64_t> peak_step(const std::vector<LiveRange>& ranges, int64_t alignment) {
+  int steps = 0;
+  for (auto& r : ranges) steps = std::max(steps, r.last + 1);
+  std::pair<int, int64_t> peak{0, 0};
+  for (int s = 0; s < steps; ++s) {
+    int64_t live = 0;
+    for (auto& r : ranges)
+      if (r.first <= s && s <= r.last) live += align_up(r.size, alignment);
+    if (live > peak.second) peak = {s, live};
+  }
+  return peak;
 }
 
 }  // namespace aotc

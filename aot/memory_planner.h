@@ -20,16 +20,28 @@ struct LiveRange {
 };
 
 struct Placement {
-  std::vector<int64_t> offsets;  // one per LiveRange
-  int64_t total_bytes = 0;       // arena size
+  std::vector<int64_t> offsets;  // one per LiveRange, within its pool
+  std::vector<int> pools;        // one per LiveRange: index into the pool list (0 with one arena)
+  std::vector<int64_t> pool_bytes;  // bytes used in each pool
+  int64_t total_bytes = 0;       // sum over pools
   int64_t lower_bound = 0;       // largest sum of aligned sizes live at one step
   std::string strategy;          // which strategy produced it
+  std::vector<size_t> order;     // the placement order that produced it
 };
 
 // Places every range at an `alignment`-aligned offset. Tries greedy placement in several
 // orders (by size, by size times conflicts, by first use), then improves the best order by
 // a deterministic local search, and keeps the smallest arena.
 Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment);
+
+// Spreads the ranges over pools of the given capacities (0 = unbounded), preferring
+// earlier pools: the best single-arena plan if it fits the first pool, else first-fit
+// over the pools in that plan's order. Returns false if some range fits nowhere.
+bool place_in_pools(const std::vector<LiveRange>& ranges, const std::vector<int64_t>& capacities, int64_t alignment,
+                    Placement* placement);
+
+// The step at which the most bytes are live, and that many bytes.
+std::pair<int, int64_t> peak_step(const std::vector<LiveRange>& ranges, int64_t alignment);
 
 int64_t align_up(int64_t value, int64_t alignment);
 

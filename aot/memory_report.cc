@@ -18,7 +18,8 @@ std::vector<PlannedTensor> planned_tensors(const CompiledModel& m) {
       if (s.kind != Storage::Kind::kArena) continue;
       auto [it, fresh] = by_root.try_emplace(s.tensor);
       if (fresh) {
-        it->second = {m.graph.tensor(s.tensor).name, s.offset, m.graph.tensor(s.tensor).size_bytes(), static_cast<int>(step), 0};
+        it->second = {m.graph.tensor(s.tensor).name, s.pool, s.offset, m.graph.tensor(s.tensor).size_bytes(),
+                      static_cast<int>(step), 0};
         order.push_back(s.tensor);
       }
       it->second.last_step = static_cast<int>(step);
@@ -62,14 +63,22 @@ std::string memory_report_table(const CompiledModel& m) {
   row("workspace (RAM)", m.arena.total_bytes, "activations and scratch; strategy " + m.arena.strategy);
   row("  lower bound", m.arena.lower_bound, "largest sum of tensors live at one step");
   row("  largest scratch", m.scratch_bytes, "one kernel's workspace blocks, planned in the arena");
+  for (size_t i = 0; i < m.pools.size(); ++i) {
+    const PoolConfig& p = m.pools[i];
+    std::string note = (p.size_bytes ? "of " + with_commas(p.size_bytes) + " B" : std::string("unbounded")) +
+                       (p.runtime_provided ? ", provided at run time" : ", static") +
+                       (p.section.empty() ? "" : ", section " + p.section);
+    row(("  pool " + p.name).c_str(), m.arena.pool_bytes[i], note);
+  }
   row("constants (flash)", constant_bytes(m), "");
   row("max stack arrays", m.max_stack_bytes, "largest in one kernel");
   os << "\n";
-  std::snprintf(line, sizeof line, "  %-40s %10s %10s %6s %6s\n", "tensor", "offset", "bytes", "first", "last");
+  std::snprintf(line, sizeof line, "  %-40s %-8s %10s %10s %6s %6s\n", "tensor", "pool", "offset", "bytes", "first", "last");
   os << line;
   for (const PlannedTensor& t : planned_tensors(m)) {
     std::string name = t.name.size() > 40 ? "..." + t.name.substr(t.name.size() - 37) : t.name;
-    std::snprintf(line, sizeof line, "  %-40s %10lld %10lld %6d %6d\n", name.c_str(), static_cast<long long>(t.offset),
+    std::snprintf(line, sizeof line, "  %-40s %-8s %10lld %10lld %6d %6d\n", name.c_str(),
+                  m.pools[static_cast<size_t>(t.pool)].name.c_str(), static_cast<long long>(t.offset),
                   static_cast<long long>(t.bytes), t.first_step, t.last_step);
     os << line;
   }

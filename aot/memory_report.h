@@ -13,6 +13,7 @@ namespace aotc {
 // One planned activation tensor: where it lives and during which kernel steps.
 struct PlannedTensor {
   std::string name;
+  int pool = 0;  // index into CompiledModel::pools
   int64_t offset = 0, bytes = 0;
   int first_step = 0, last_step = 0;
 };

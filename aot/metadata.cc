@@ -4,6 +4,7 @@
 #include <set>
 
 #include "aot/executor_codegen.h"
+#include "aot/memory_report.h"
 
 namespace aotc {
 
@@ -36,6 +37,14 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
                  {"max_stack_bytes", m.max_stack_bytes},
                  {"plan_strategy", m.arena.strategy}};
 
+  j["pools"] = nlohmann::json::array();
+  for (size_t i = 0; i < m.pools.size(); ++i)
+    j["pools"].push_back({{"name", m.pools[i].name},
+                          {"capacity_bytes", m.pools[i].size_bytes},
+                          {"used_bytes", i < m.arena.pool_bytes.size() ? m.arena.pool_bytes[i] : 0},
+                          {"runtime_provided", m.pools[i].runtime_provided},
+                          {"section", m.pools[i].section}});
+
   std::set<std::string> ops;
   for (const Node& n : g.nodes) {
     ops.insert(n.op);
@@ -53,24 +62,15 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
     j["kernels"].push_back(kj);
   }
 
-  // The plan: each arena tensor with its offset and the steps it is live.
+  // The plan: each arena tensor with its pool, offset and the steps it is live.
   j["activations"] = nlohmann::json::array();
-  std::set<TensorId> listed;
-  for (size_t step = 0; step < m.kernels.size(); ++step) {
-    for (TensorId id : m.kernels[step].args) {
-      const Storage& s = m.storage.at(id);
-      if (s.kind != Storage::Kind::kArena || !listed.insert(s.tensor).second) continue;
-      int last = static_cast<int>(step);
-      for (size_t later = step; later < m.kernels.size(); ++later)
-        for (TensorId a : m.kernels[later].args)
-          if (m.storage.at(a).kind == Storage::Kind::kArena && m.storage.at(a).tensor == s.tensor) last = static_cast<int>(later);
-      j["activations"].push_back({{"tensor", g.tensor(s.tensor).name},
-                                  {"offset", s.offset},
-                                  {"bytes", g.tensor(s.tensor).size_bytes()},
-                                  {"first_step", step},
-                                  {"last_step", last}});
-    }
-  }
+  for (const PlannedTensor& t : planned_tensors(m))
+    j["activations"].push_back({{"tensor", t.name},
+                                {"pool", m.pools[static_cast<size_t>(t.pool)].name},
+                                {"offset", t.offset},
+                                {"bytes", t.bytes},
+                                {"first_step", t.first_step},
+                                {"last_step", t.last_step}});
   return j.dump(2) + "\n";
 }
 

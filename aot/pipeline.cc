@@ -77,6 +77,8 @@ CompiledModel compile_model(const CompileOptions& options) {
   CompiledModel m;
   m.name = options.name;
   m.target = options.target;
+  m.pools = options.pools.empty() ? options.target.pools : options.pools;
+  if (m.pools.empty()) m.pools.push_back({"workspace", 0, false, ""});
 
   // 1. Import.
   m.graph = import_model(options.model_path);

@@ -20,6 +20,7 @@ struct CompileOptions {
   std::string model_path;
   std::string name = "model";  // C prefix of every symbol
   Target target;
+  std::vector<PoolConfig> pools;  // overrides target.pools when not empty (--pool)
   // Passes after which to print the IR ("infer_shapes", "lower", "simplify", ...).
   std::set<std::string> print_after;
   bool print_after_all = false;
@@ -38,6 +39,7 @@ struct KernelStep {
   // The kernel's scratch (LowerBuiltin's workspace blocks) is planned in the arena like
   // a tensor that lives for this one step; its allocator is set up over this slice.
   int64_t scratch_offset = 0;
+  int scratch_pool = 0;
 };
 
 // Where a tensor's bytes live at run time.
@@ -45,7 +47,8 @@ struct Storage {
   enum class Kind { kInput, kOutput, kConstant, kArena };
   Kind kind = Kind::kArena;
   TensorId tensor = kNoTensor;  // the tensor whose storage this is (the root of a view chain)
-  int64_t offset = 0;           // for kArena
+  int64_t offset = 0;           // for kArena: offset in the pool
+  int pool = 0;                 // for kArena: index into CompiledModel::pools
 };
 
 // A view whose bytes cannot be shared with its source (e.g. a graph output that reshapes
@@ -62,7 +65,8 @@ struct CompiledModel {
   std::vector<KernelStep> kernels;
   std::vector<CopyStep> copies;             // run after all kernels
   std::map<TensorId, Storage> storage;      // every tensor a kernel or copy touches
-  Placement arena;                          // activations and kernel scratch
+  std::vector<PoolConfig> pools;            // where the arena goes (the target's, or --pool)
+  Placement arena;                          // activations and kernel scratch, over the pools
   int64_t scratch_bytes = 0;                // largest scratch of one kernel (inside the arena)
   int64_t max_stack_bytes = 0;
 };

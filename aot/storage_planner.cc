@@ -48,13 +48,39 @@ size_t arena_index(const StorageMap& storage, TensorId root) {
 }
 
 // Tensors first (in root id order), then each kernel's scratch, live for its step only.
-Placement place_arena(const CompiledModel& m, const StorageMap& storage) {
+std::vector<LiveRange> arena_and_scratch_ranges(const CompiledModel& m, const StorageMap& storage) {
   std::vector<LiveRange> list;
   for (auto& [id, r] : arena_ranges(m, storage)) list.push_back(r);
   for (size_t step = 0; step < m.kernels.size(); ++step)
     if (m.kernels[step].memory.workspace_bytes > 0)
       list.push_back({m.kernels[step].memory.workspace_bytes, static_cast<int>(step), static_cast<int>(step)});
-  return plan_memory(list, m.target.workspace_alignment);
+  return list;
+}
+
+Placement place_arena(const CompiledModel& m, const StorageMap& storage) {
+  return plan_memory(arena_and_scratch_ranges(m, storage), m.target.workspace_alignment);
+}
+
+std::string pool_list(const std::vector<PoolConfig>& pools) {
+  std::string s;
+  for (auto& p : pools) s += (s.empty() ? "" : ", ") + p.name + " " + (p.size_bytes ? std::to_string(p.size_bytes) + " B" : "unbounded");
+  return s;
+}
+
+// The placement into the target's pools, or a CompileError that says what is needed and
+// where the peak is.
+Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storage) {
+  std::vector<LiveRange> ranges = arena_and_scratch_ranges(m, storage);
+  std::vector<int64_t> capacities;
+  for (auto& p : m.pools) capacities.push_back(p.size_bytes);
+  Placement placement;
+  if (place_in_pools(ranges, capacities, m.target.workspace_alignment, &placement)) return placement;
+  auto [step, live] = peak_step(ranges, m.target.workspace_alignment);
+  std::string at = step < static_cast<int>(m.kernels.size()) ? m.kernels[static_cast<size_t>(step)].func.attrs.at("source_node") : "?";
+  Placement unbounded = plan_memory(ranges, m.target.workspace_alignment);
+  throw CompileError("the model does not fit in the memory pools (" + pool_list(m.pools) + "): its activations need " +
+                     std::to_string(unbounded.total_bytes) + " bytes in one pool, at least " + std::to_string(live) +
+                     " bytes at the peak, step " + std::to_string(step) + " (" + at + ")");
 }
 
 // Lets kernel `step` write its output over `input`: the output's storage becomes the
@@ -144,12 +170,19 @@ void plan_storage(CompiledModel& m) {
     }
   }
   m.storage = std::move(best);
-  m.arena = best_plan;
-  for (auto& [id, s] : m.storage)
-    if (s.kind == Storage::Kind::kArena) s.offset = best_plan.offsets[arena_index(m.storage, s.tensor)];
+  m.arena = place_in_target_pools(m, m.storage);
+  for (auto& [id, s] : m.storage) {
+    if (s.kind != Storage::Kind::kArena) continue;
+    size_t index = arena_index(m.storage, s.tensor);
+    s.offset = m.arena.offsets[index];
+    s.pool = m.arena.pools[index];
+  }
   size_t next = arena_ranges(m, m.storage).size();
-  for (auto& k : m.kernels)
-    if (k.memory.workspace_bytes > 0) k.scratch_offset = best_plan.offsets[next++];
+  for (auto& k : m.kernels) {
+    if (k.memory.workspace_bytes == 0) continue;
+    k.scratch_offset = m.arena.offsets[next];
+    k.scratch_pool = m.arena.pools[next++];
+  }
 }
 
 

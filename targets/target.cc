@@ -470,4 +470,35 @@ std::vector<std::string> builtin_target_names() {
   return names;
 }
 
+PoolConfig parse_pool_spec(const std::string& spec) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t colon = spec.find(':', start);
+    parts.push_back(spec.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  auto fail = [&](const std::string& why) -> PoolConfig {
+    throw CompileError("--pool '" + spec + "': " + why + " (expected NAME:SIZE[:runtime][:section=NAME], e.g. sram:256K)");
+  };
+  if (parts.size() < 2) return fail("missing size");
+  PoolConfig pool;
+  pool.name = parts[0];
+  if (!is_c_identifier(pool.name)) return fail("the pool name must be a C identifier");
+  SizeParse size = parse_size_string(parts[1]);
+  if (size.error != SizeParse::Error::kNone) return fail("bad size '" + parts[1] + "'");
+  pool.size_bytes = size.bytes;
+  for (size_t i = 2; i < parts.size(); ++i) {
+    if (parts[i] == "runtime") {
+      pool.runtime_provided = true;
+    } else if (parts[i].rfind("section=", 0) == 0 && parts[i].size() > 8) {
+      pool.section = parts[i].substr(8);
+    } else {
+      return fail("unknown option '" + parts[i] + "'");
+    }
+  }
+  return pool;
+}
+
 }  // namespace aotc

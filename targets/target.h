@@ -38,6 +38,12 @@ struct Target {
 Target load_builtin_target(const std::string& name);
 // Loads a user's target file. Throws CompileError naming the file, line and key.
 Target load_target_file(const std::string& path);
+// Parses a pool given on the command line: NAME:SIZE[:runtime][:section=NAME], where
+// SIZE is bytes with an optional K/M/G suffix (powers of 1024) and "runtime" means the
+// application passes the memory to <name>_run instead of the generated code owning it.
+// Throws CompileError naming the problem.
+PoolConfig parse_pool_spec(const std::string& spec);
+
 // Names of the built-in targets, sorted.
 std::vector<std::string> builtin_target_names();
 

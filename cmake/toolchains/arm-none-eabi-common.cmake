@@ -49,7 +49,7 @@ elseif(AOTC_ARM_COMPILER STREQUAL "clang")
   # Link with arm-none-eabi-gcc. Only the CPU flags are passed (they select the multilib):
   # the compile flags are clang's (--target, --sysroot) and gcc would reject some of them.
   set(CMAKE_C_LINK_EXECUTABLE
-    "${AOTC_ARM_GCC} ${AOTC_ARM_CPU_FLAGS} <CMAKE_C_LINK_FLAGS> <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
+    "${AOTC_ARM_GCC} ${AOTC_ARM_CPU_FLAGS} -Wl,-z,noexecstack <CMAKE_C_LINK_FLAGS> <LINK_FLAGS> <OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
   set(CMAKE_ASM_LINK_EXECUTABLE "${CMAKE_C_LINK_EXECUTABLE}")
 else()
   message(FATAL_ERROR "AOTC_ARM_COMPILER must be gcc or clang, not '${AOTC_ARM_COMPILER}'")

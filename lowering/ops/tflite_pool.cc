@@ -125,30 +125,34 @@ WindowReduction window_reduction(const Graph& g, const Node& node, PoolKind kind
   return quantized ? int8_max(g, node) : float_max(node);
 }
 
+// Output element o = (n, oy, ox, c): the reduction over its clipped window.
+ir::Stmt pool_one_output(const PoolGeometry& p, const WindowReduction& reduction, const ir::Buffer& x,
+                         const ir::Buffer& y, const std::vector<Expr>& o) {
+  ClippedWindow wy = clip_window(o[1], p.stride_h, p.filter_h, p.in_h, p.h);
+  ClippedWindow wx = clip_window(o[2], p.stride_w, p.filter_w, p.in_w, p.w);
+  ir::Buffer acc = ir::make_buffer("acc", reduction.acc_type, {1}, "local");
+  ir::Var fy = ir::make_var("fy"), fx = ir::make_var("fx");
+  Expr value = ir::load(x, {o[0], wy.origin + ir::var_expr(fy), wx.origin + ir::var_expr(fx), o[3]});
+  ir::Stmt update = ir::store(acc, {0}, reduction.update(ir::load(acc, {0}), value));
+  ir::Stmt taps = ir::for_loop(fy, wy.start, wy.extent(), ir::for_loop(fx, wx.start, wx.extent(), update));
+  ir::Stmt write;
+  if (reduction.uses_count) {
+    ir::Var count = ir::make_var("count");
+    write = ir::let(count, wy.extent() * wx.extent(),
+                    ir::store(y, o, reduction.finish(ir::load(acc, {0}), ir::var_expr(count))));
+  } else {
+    write = ir::store(y, o, reduction.finish(ir::load(acc, {0}), Expr()));
+  }
+  return ir::allocate(acc, ir::seq({ir::store(acc, {0}, reduction.init), taps, write}));
+}
+
 LoweredOp lower_pool(const Graph& g, const Node& node, const std::string& name, PoolKind kind) {
   PoolGeometry p = pool_geometry(g, node);
   WindowReduction reduction = window_reduction(g, node, kind);
   KernelBuilder kb(g, node, name);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
-  ir::Stmt body =
-      ir::loop_nest({p.batches, p.h.out, p.w.out, p.channels}, {"n", "oy", "ox", "c"}, [&](const std::vector<Expr>& o) {
-        ClippedWindow wy = clip_window(o[1], p.stride_h, p.filter_h, p.in_h, p.h);
-        ClippedWindow wx = clip_window(o[2], p.stride_w, p.filter_w, p.in_w, p.w);
-        ir::Buffer acc = ir::make_buffer("acc", reduction.acc_type, {1}, "local");
-        ir::Var fy = ir::make_var("fy"), fx = ir::make_var("fx");
-        Expr value = ir::load(x, {o[0], wy.origin + ir::var_expr(fy), wx.origin + ir::var_expr(fx), o[3]});
-        ir::Stmt update = ir::store(acc, {0}, reduction.update(ir::load(acc, {0}), value));
-        ir::Stmt taps = ir::for_loop(fy, wy.start, wy.extent(), ir::for_loop(fx, wx.start, wx.extent(), update));
-        ir::Stmt write;
-        if (reduction.uses_count) {
-          ir::Var count = ir::make_var("count");
-          write = ir::let(count, wy.extent() * wx.extent(),
-                          ir::store(y, o, reduction.finish(ir::load(acc, {0}), ir::var_expr(count))));
-        } else {
-          write = ir::store(y, o, reduction.finish(ir::load(acc, {0}), Expr()));
-        }
-        return ir::allocate(acc, ir::seq({ir::store(acc, {0}, reduction.init), taps, write}));
-      });
+  ir::Stmt body = ir::loop_nest({p.batches, p.h.out, p.w.out, p.channels}, {"n", "oy", "ox", "c"},
+                                [&](const std::vector<Expr>& o) { return pool_one_output(p, reduction, x, y, o); });
   return kb.finish(body);
 }
 

@@ -1,0 +1,89 @@
+// Memory as a firmware engineer configures it: pools from the command line (static, in
+// a named section, or handed in at run time), a clear error when the model does not fit,
+// and LowerBuiltin's stack-or-workspace choice per target, with identical results.
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace aotc::e2e {
+namespace {
+
+const std::string kVwwFloat = "models/mlperf-tiny/vww_96_float";
+
+class Memory : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-memory-test"); }
+  std::string tmp(const std::string& name) const { return dir_->path() + "/" + name; }
+  std::string model() const { return shared_path(kVwwFloat + ".tflite"); }
+  std::string reference(const std::string& file) const {
+    return shared_path("models/mlperf-tiny/reference/vww_96_float/" + file);
+  }
+  nlohmann::json compile(const std::vector<std::string>& extra, const std::string& out) {
+    std::vector<std::string> args = {"compile", model(), "-o", tmp(out)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Result r = run(args);
+    EXPECT_EQ(r.status, 0) << r.output;
+    return nlohmann::json::parse(read_bytes(tmp(out + "/metadata.json")));
+  }
+  void expect_reference_output(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"run", model(), "--inputs", reference("input_0.bin"), "--outputs", tmp("y.bin")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Result r = run(args);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(read_bytes(tmp("y.bin")), read_bytes(reference("output_0.bin")));
+  }
+  std::unique_ptr<TempDir> dir_;
+};
+
+TEST_F(Memory, ModelThatDoesNotFitSaysWhatItNeedsAndWhere) {
+  Result r = run({"compile", model(), "-o", tmp("out"), "--pool", "sram:100K"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("does not fit in the memory pools (sram 102400 B)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("need 221184 bytes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("at the peak, step"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(tmp("out")));
+}
+
+TEST_F(Memory, BadPoolSpecIsExplained) {
+  Result r = run({"compile", model(), "-o", tmp("out"), "--pool", "sram:12Q"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("--pool 'sram:12Q': bad size '12Q'"), std::string::npos) << r.output;
+}
+
+TEST_F(Memory, TwoPoolsOneProvidedAtRunTime) {
+  nlohmann::json meta = compile({"--pool", "dtcm:64K:section=.dtcm", "--pool", "sram:512K:runtime"}, "out");
+  ASSERT_EQ(meta["pools"].size(), 2u);
+  EXPECT_GT(meta["pools"][0]["used_bytes"].get<int64_t>(), 0);
+  EXPECT_LE(meta["pools"][0]["used_bytes"].get<int64_t>(), 64 * 1024);
+  EXPECT_GT(meta["pools"][1]["used_bytes"].get<int64_t>(), 0);
+  std::string header = read_bytes(tmp("out/model.h")), source = read_bytes(tmp("out/model.c"));
+  EXPECT_NE(header.find("struct model_pools {\n  uint8_t* sram;"), std::string::npos) << header;
+  EXPECT_NE(header.find("const struct model_pools* pools);"), std::string::npos);
+  EXPECT_NE(source.find("__attribute__((section(\".dtcm\")))"), std::string::npos);
+  // The application's pool is used through the pointer it passes.
+  EXPECT_NE(source.find("pools->sram + "), std::string::npos);
+  expect_reference_output({"--pool", "dtcm:64K:section=.dtcm", "--pool", "sram:512K:runtime"});
+}
+
+// max_stack_alloca_size is 0 on cortex-m4: kernels keep only scalars on the stack, and
+// their temporaries come from the planned workspace. The host keeps small ones on the stack.
+TEST_F(Memory, StackArraysOnHostWorkspaceOnCortexM4) {
+  // The float model needs more than cortex-m4.toml's default 128K pool.
+  nlohmann::json m4 = compile({"--target", "cortex-m4", "--pool", "sram:512K"}, "m4");
+  nlohmann::json host = compile({"--target", "host"}, "host");
+  int64_t m4_scratch = 0, host_largest_stack = 0;
+  for (auto& k : m4["kernels"]) {
+    EXPECT_LE(k["stack_bytes"].get<int64_t>(), 16) << k["function"];  // a handful of scalars
+    m4_scratch = std::max(m4_scratch, k["scratch_bytes"].get<int64_t>());
+  }
+  for (auto& k : host["kernels"]) host_largest_stack = std::max(host_largest_stack, k["stack_bytes"].get<int64_t>());
+  EXPECT_GT(m4_scratch, 0);
+  EXPECT_GT(host_largest_stack, 16);
+  EXPECT_LE(host_largest_stack, 1024 + 16);  // host.toml: max_stack_alloca_size = 1024
+  EXPECT_LE(m4["memory"]["max_stack_bytes"].get<int64_t>(), 16);
+  expect_reference_output({"--target", "cortex-m4", "--pool", "sram:512K"});
+  expect_reference_output({"--target", "host"});
+}
+
+}  // namespace
+}  // namespace aotc::e2e
