@@ -17,9 +17,10 @@
 #   NAME        C prefix of every generated symbol and file (default: <lib>); must be unique
 #               per model in one firmware
 #   OUTPUT_DIR  where the sources are generated (default: <current binary dir>/<lib>)
-#   POOLS       reserved: passed to aotc as one `--pool <value>` per entry. aotc compile has
-#               no --pool option yet, so giving POOLS currently fails at build time; memory
-#               pools are described in the target file ([[pool]] tables) until then.
+#   POOLS       memory pools, each passed to aotc as `--pool <value>`
+#               (NAME:SIZE[:runtime][:section=NAME], first preferred); they replace the
+#               target's [[pool]] tables. A `runtime` pool becomes an extra argument of
+#               <NAME>_run (see the generated header).
 #   AOTC_ARGS   further arguments for `aotc compile` (e.g. --memory-report)
 #
 # The C runtime (aotc_runtime.c) is compiled once per project into the static library
@@ -31,14 +32,19 @@
 # aotc's toolchains/ directory, or your own. The libraries are built as strict C99.
 #
 # Where aotc comes from, in this order:
-#   - the `aotc` executable target, when aotc is part of the build (add_subdirectory);
+#   - the `aotc` executable target, when aotc is part of the build (add_subdirectory; that
+#     builds aotc with the project's compiler, so it suits host builds and superbuilds, not
+#     a cross-compiled firmware, which uses the package instead);
 #   - AOTC_EXECUTABLE, set by aotcConfig.cmake (find_package(aotc));
 #   - `aotc` on the PATH.
 # The runtime sources come from AOTC_RUNTIME_DIR (set by aotcConfig.cmake), else from the
 # source tree this file belongs to (../runtime-c).
 
 include_guard(GLOBAL)
-cmake_minimum_required(VERSION 3.20)
+# (No cmake_minimum_required here: it would reset the including project's policies.)
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "aotc_add_model needs CMake 3.20 or newer")
+endif()
 
 # Remember where this file is: functions resolve variables in the caller's scope, which
 # (after add_subdirectory) is not the scope that included this file.
@@ -95,7 +101,14 @@ function(aotc_add_model lib)
   endif()
 
   # The compiler: the in-tree target, the packaged binary, or one on the PATH.
+  set(in_tree FALSE)
   if(TARGET aotc)
+    get_target_property(aotc_type aotc TYPE)
+    if(aotc_type STREQUAL "EXECUTABLE")
+      set(in_tree TRUE)
+    endif()
+  endif()
+  if(in_tree)
     set(aotc_command "$<TARGET_FILE:aotc>")
     set(aotc_depends aotc)
   else()
@@ -136,6 +149,21 @@ function(aotc_add_model lib)
     DEPENDS "${model}" ${aotc_depends}
     COMMENT "aotc: compiling ${ARG_MODEL} into ${ARG_NAME} (${ARG_TARGET})"
     VERBATIM)
+
+  # Under one of aotc's toolchain files, the CPU flags live in CMAKE_C_FLAGS (from
+  # CMAKE_C_FLAGS_INIT). A CMAKE_C_FLAGS given on the command line replaces them, and the
+  # model would silently be built for the wrong core.
+  if(DEFINED AOTC_ARM_CPU_FLAGS)
+    separate_arguments(cpu_flags UNIX_COMMAND "${AOTC_ARM_CPU_FLAGS}")
+    foreach(flag IN LISTS cpu_flags)
+      string(FIND " ${CMAKE_C_FLAGS} " " ${flag} " at)
+      if(at EQUAL -1)
+        message(WARNING "aotc_add_model(${lib}): CMAKE_C_FLAGS lacks ${flag} from the toolchain "
+                        "file (${AOTC_ARM_CPU_FLAGS}); add to CMAKE_C_FLAGS instead of replacing it")
+        break()
+      endif()
+    endforeach()
+  endif()
 
   _aotc_runtime_library()
   add_library(${lib} STATIC ${sources})

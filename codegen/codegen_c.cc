@@ -50,8 +50,10 @@ std::string CFileContext::helper_definitions() const {
     bool is_min = h.rfind("aotc_min", 0) == 0;
     std::string type = h.substr(h.find(':') + 1);
     std::string name = h.substr(0, h.find(':'));
-    os << "static inline " << type << " " << name << "(" << type << " a, " << type << " b) { return a "
-       << (is_min ? "<" : ">") << " b ? a : b; }\n";
+    // std::min / std::max semantics: the first operand unless the second is strictly
+    // smaller (larger). A NaN in `a` propagates, as in TFLite's activations and ONNX's Relu.
+    os << "static inline " << type << " " << name << "(" << type << " a, " << type << " b) { return "
+       << (is_min ? "b < a" : "a < b") << " ? b : a; }\n";
   }
   return os.str();
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "lowering/builtins.h"
+#include "lowering/fixedpoint.h"
 #include "lowering/quantization.h"
 
 namespace aotc::ir {
@@ -193,8 +194,8 @@ class Interpreter {
         case BinaryOp::kMul: r = x * y; break;
         case BinaryOp::kDiv: r = x / y; break;
         case BinaryOp::kMod: r = std::fmod(x, y); break;
-        case BinaryOp::kMin: r = x < y ? x : y; break;
-        case BinaryOp::kMax: r = x > y ? x : y; break;
+        case BinaryOp::kMin: r = y < x ? y : x; break;  // as the generated C: NaN in x propagates
+        case BinaryOp::kMax: r = x < y ? y : x; break;
         case BinaryOp::kEQ: return {0, x == y};
         case BinaryOp::kNE: return {0, x != y};
         case BinaryOp::kLT: return {0, x < y};
@@ -236,6 +237,8 @@ class Interpreter {
     if (op->name == "aotc_rounding_divide_by_pot" && a.size() == 2) return {0, ::aotc::rounding_divide_by_pot(a[0], a[1])};
     if (op->name == "aotc_sat_rounding_doubling_high_mul" && a.size() == 2)
       return {0, ::aotc::sat_rounding_doubling_high_mul(a[0], a[1])};
+    int32_t fixedpoint_result = 0;
+    if (::aotc::evaluate_fixedpoint_call(op->name, a, &fixedpoint_result)) return {0, fixedpoint_result};
     throw std::runtime_error("interpreter: unsupported call " + op->name);
   }
 

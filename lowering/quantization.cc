@@ -27,7 +27,11 @@ QuantizedMultiplier quantize_multiplier(double real) {
 
 QuantizedRange quantized_activation_range(const std::string& activation, double scale, int64_t zero_point,
                                           int32_t type_min, int32_t type_max) {
-  auto quantize = [&](double v) { return static_cast<int64_t>(zero_point + std::round(v / scale)); };
+  // In float, as TFLite's CalculateActivationRangeQuantized computes it: a double division
+  // can land on the other side of a .5 tie.
+  auto quantize = [&](double v) {
+    return static_cast<int64_t>(zero_point + std::round(static_cast<float>(v) / static_cast<float>(scale)));
+  };
   int64_t lo = type_min, hi = type_max;
   if (activation == "RELU") {
     lo = std::max<int64_t>(lo, quantize(0.0));

@@ -10,6 +10,7 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libdlpack-dev libtomlplusplus-dev nlohmann-json3-dev
   libgtest-dev googletest
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 )
 
 missing=()

@@ -102,7 +102,7 @@ ir::Stmt with_requantizer(std::vector<QuantizedMultiplier> per_channel,
                           const std::function<ir::Stmt(const Requantizer&)>& body) {
   Requantizer r;
   r.per_channel = std::move(per_channel);
-  if (r.per_channel.size() == 1) return body(r);
+  if (r.per_channel.size() <= 1) return body(r);  // per-tensor, or a float kernel
   std::vector<double> mult, shift;
   for (auto& q : r.per_channel) mult.push_back(q.multiplier), shift.push_back(q.shift);
   return ir::allocate_const("multiplier", DataType::Int(32), mult, [&](const ir::Buffer& m) {

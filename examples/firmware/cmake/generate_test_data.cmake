@@ -8,6 +8,7 @@
 # One INPUTS file per test case: the raw little-endian bytes of all the model's inputs,
 # concatenated in the model's order (the format of the MLPerf Tiny reference/input_K.bin
 # files); EXPECTED likewise for the outputs, one file per case, or none at all.
+cmake_minimum_required(VERSION 3.20)
 foreach(var METADATA HEADER SOURCE INPUTS)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "generate_test_data.cmake: ${var} is not set")

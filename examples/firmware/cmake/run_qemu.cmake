@@ -10,6 +10,7 @@
 # its own, so a firmware that compares wrongly cannot pass. ICOUNT=ON runs with
 # -icount shift=0 (one instruction per virtual ns: SysTick then counts instructions).
 # LOG receives QEMU's output (for bench/firmware, which reads the figures from it).
+cmake_minimum_required(VERSION 3.20)
 foreach(var ELF MACHINE)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_qemu.cmake: ${var} is not set")
