@@ -27,6 +27,7 @@ struct CommonArgs {
   std::string target_config;
   std::vector<std::string> print_after;
   std::vector<std::string> pools;
+  bool no_in_place = false;
   bool print_after_all = false;
 };
 
@@ -42,6 +43,7 @@ void add_common(CLI::App* cmd, CommonArgs* a) {
     return s;
   }())->delimiter(',');
   cmd->add_flag("--print-after-all", a->print_after_all, "print the IR after every pass");
+  cmd->add_flag("--no-in-place", a->no_in_place, "never let a kernel write its output over an input (for comparison)");
   cmd->add_option("--pool", a->pools,
                   "memory pool NAME:SIZE[:runtime][:section=NAME] (repeatable, first preferred); replaces the "
                   "target's pools. 'runtime': the application passes it to <name>_run");
@@ -61,6 +63,7 @@ CompileOptions make_options(const CommonArgs& a) {
     o.print_after.insert(p);
   }
   o.print_after_all = a.print_after_all;
+  o.in_place = !a.no_in_place;
   for (auto& spec : a.pools) o.pools.push_back(parse_pool_spec(spec));
   o.print_stream = &std::cout;
   return o;

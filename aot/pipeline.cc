@@ -78,6 +78,7 @@ CompiledModel compile_model(const CompileOptions& options) {
   m.name = options.name;
   m.target = options.target;
   m.pools = options.pools.empty() ? options.target.pools : options.pools;
+  m.in_place = options.in_place;
   if (m.pools.empty()) m.pools.push_back({"workspace", 0, false, ""});
 
   // 1. Import.

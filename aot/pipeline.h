@@ -21,6 +21,7 @@ struct CompileOptions {
   std::string name = "model";  // C prefix of every symbol
   Target target;
   std::vector<PoolConfig> pools;  // overrides target.pools when not empty (--pool)
+  bool in_place = true;           // let kernels write over inputs that die (--no-in-place turns it off)
   // Passes after which to print the IR ("infer_shapes", "lower", "simplify", ...).
   std::set<std::string> print_after;
   bool print_after_all = false;
@@ -66,6 +67,7 @@ struct CompiledModel {
   std::vector<CopyStep> copies;             // run after all kernels
   std::map<TensorId, Storage> storage;      // every tensor a kernel or copy touches
   std::vector<PoolConfig> pools;            // where the arena goes (the target's, or --pool)
+  bool in_place = true;                     // CompileOptions::in_place
   Placement arena;                          // activations and kernel scratch, over the pools
   int64_t scratch_bytes = 0;                // largest scratch of one kernel (inside the arena)
   int64_t max_stack_bytes = 0;

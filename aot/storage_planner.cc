@@ -161,7 +161,7 @@ void plan_storage(CompiledModel& m) {
   // In-place merges, each kept only if the plan does not grow.
   StorageMap best = m.storage;
   Placement best_plan = place_arena(m, best);
-  for (size_t step = 0; step < m.kernels.size(); ++step) {
+  for (size_t step = 0; step < m.kernels.size() && m.in_place; ++step) {
     for (TensorId in : m.kernels[step].in_place_inputs) {
       StorageMap trial = best;
       if (!merge_in_place(m, trial, step, in)) continue;

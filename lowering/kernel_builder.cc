@@ -68,10 +68,15 @@ ir::Expr KernelBuilder::epilogue(ir::Expr value, const std::vector<ir::Expr>& ou
         epilogue_operands_.push_back(in);
       }
     }
-    value = def->scalar(step, operands);
+    value = def->scalar(graph_, step, operands);
     carried = step.outputs.at(0);
   }
   return value;
+}
+
+TensorId anchor_output(const Node& node) {
+  if (node.body.empty()) return node.outputs.at(0);
+  return static_cast<TensorId>(node.attr_int(kAnchorOutputAttr, node.outputs.at(0)));
 }
 
 LoweredOp KernelBuilder::finish(ir::Stmt body) {

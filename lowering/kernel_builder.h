@@ -63,4 +63,8 @@ ir::Expr broadcast_load(const ir::Buffer& buffer, const std::vector<ir::Expr>& o
 // Graph-level tensor id of the un-fused output that node.body[0] consumes.
 constexpr const char* kAnchorOutputAttr = "fused.anchor_output";
 
+// The tensor the node itself computes, before its fused epilogue: its quantization is
+// what the node's own requantization targets. outputs[0] when nothing is fused.
+TensorId anchor_output(const Node& node);
+
 }  // namespace aotc

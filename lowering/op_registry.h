@@ -34,7 +34,7 @@ struct OpDef {
   std::function<LoweredOp(const Graph&, const Node&, const std::string& func_name)> lower;
   // For elementwise operators: output element from the input elements (same index,
   // after broadcasting). Inputs that are absent are passed as empty Exprs.
-  std::function<ir::Expr(const Node&, const std::vector<ir::Expr>& inputs)> scalar;
+  std::function<ir::Expr(const Graph&, const Node&, const std::vector<ir::Expr>& inputs)> scalar;
   // Output 0 is input 0 with a new shape: no kernel, the planner makes it an alias.
   bool is_view = false;
 };

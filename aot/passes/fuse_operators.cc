@@ -69,7 +69,8 @@ bool accepts_epilogue(const std::string& op) {
   // Operators whose lowering applies KernelBuilder::epilogue to every output element.
   static const std::set<std::string> kAnchors = {"Conv",          "Gemm",      "MatMul", "MaxPool",
                                                  "AveragePool",   "GlobalAveragePool",   "BatchNormalization",
-                                                 "Transpose",     "Concat",    "Pad"};
+                                                 "Transpose",     "Concat",    "Pad",
+                                                 "tfl.CONV_2D",   "tfl.DEPTHWISE_CONV_2D"};
   const OpDef* def = find_op(op);
   return kAnchors.count(op) || (def && def->scalar);
 }

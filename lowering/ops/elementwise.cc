@@ -45,7 +45,7 @@ LoweredOp lower_elementwise(const Graph& g, const Node& node, const std::string&
       std::string name(1, static_cast<char>('A' + i));
       operands.push_back(node.inputs[i] == kNoTensor ? Expr() : kb.operand(node.inputs[i], name, idx));
     }
-    Expr value = kb.epilogue(def->scalar(node, operands), idx);
+    Expr value = kb.epilogue(def->scalar(g, node, operands), idx);
     return ir::store(kb.output(0, "Y"), idx, value);  // declared last: inputs come first in C
   });
   return kb.finish(body);
@@ -59,7 +59,8 @@ OpDef elementwise(std::function<Expr(const Node&, const std::vector<Expr>&)> sca
   OpDef def;
   def.infer = float_only ? infer_unary_float : infer_broadcast;
   def.lower = lower_elementwise;
-  def.scalar = std::move(scalar);
+  // ONNX's elementwise operators need nothing from the graph to compute an element.
+  def.scalar = [scalar](const Graph&, const Node& n, const std::vector<Expr>& in) { return scalar(n, in); };
   return def;
 }
 

@@ -125,7 +125,7 @@ struct OutputStage {
   Expr finish(Expr acc, Expr oc, const Requantizer* rq) const {
     if (bias) acc = acc + ir::load(bias, {oc});
     if (!quantized) return tflite::apply_float_activation(node, acc);
-    TensorId out = node.outputs[0];
+    TensorId out = anchor_output(node);
     Expr scaled = rq->apply(acc, oc) + tflite::zero_point_of(g, out);
     return tflite::clamp(scaled, tflite::output_range(g, node, out));
   }
@@ -186,7 +186,7 @@ LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, 
   ir::Buffer y = kb.output(0, "output");
   int64_t multiplier = depthwise ? c.out_c / c.in_c : 1;
   std::vector<QuantizedMultiplier> rq_params;
-  if (quantized) rq_params = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], node.outputs[0], c.out_c);
+  if (quantized) rq_params = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], anchor_output(node), c.out_c);
   Staging staging = choose_staging(g, node, c, depthwise);
 
   // acc = sum over the window (and input channels) of input * filter; output = finish(acc).

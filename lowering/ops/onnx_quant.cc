@@ -1,0 +1,617 @@
+// ONNX's quantized operators: QuantizeLinear, DequantizeLinear (per tensor and per axis,
+// opset 10 and 13 semantics), QLinearConv and QLinearMatMul, and aotc.QLinearAdd, the
+// integer Add that the fold_qdq pass makes out of DequantizeLinear + Add + QuantizeLinear.
+//
+// QuantizeLinear and DequantizeLinear convert between float32 and integers, so they
+// compute in float:  y = saturate(round_half_even(x / scale) + zero_point)  and
+// y = (x - zero_point) * scale, in float32 as ONNX defines them.
+//
+// The other kernels are integer only. They accumulate (x - x_zero_point) *
+// (w - w_zero_point) in int32, add an int32 bias, and requantize with a multiplier and
+// shift computed at compile time from the float32 factor x_scale * w_scale / y_scale
+// (lowering/quant_onnx.h): the real product rounded once, ties to even, which is ONNX's
+// definition exactly. The output zero point is added and the value clamped to the output
+// type, or to a narrower range when fold_qdq has folded a Relu or Clip into the node (the
+// kAotcClampMin/kAotcClampMax attributes, in the output's integer domain).
+//
+// Scales and zero points must be constants (initializers): the requantization constants
+// are computed at compile time, and a quantized model always has them as constants.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "lowering/kernel_builder.h"
+#include "lowering/op_registry.h"
+#include "lowering/ops/reduction.h"
+#include "lowering/ops/spatial.h"
+#include "lowering/quant_onnx.h"
+
+namespace aotc {
+namespace {
+
+using ir::Expr;
+
+// Attributes set by fold_qdq on the nodes it creates: the output range of a folded
+// Relu or Clip, as integers of the output type.
+constexpr const char* kAotcClampMin = "aotc.clamp_min";
+constexpr const char* kAotcClampMax = "aotc.clamp_max";
+
+// ---------------------------------------------------------------- quantization parameters
+
+struct IntRange {
+  int64_t min = 0, max = 0;
+};
+
+IntRange type_range(DataType t) {
+  if (t.is_uint()) return {0, (int64_t{1} << t.bits) - 1};
+  return {-(int64_t{1} << (t.bits - 1)), (int64_t{1} << (t.bits - 1)) - 1};
+}
+
+bool is_quantized_type(DataType t) { return (t.is_int() || t.is_uint()) && t.bits <= 16; }
+
+// The scales and zero points of one quantized operand, read from constant inputs: one
+// pair per tensor, or one per index along a quantization axis.
+struct QuantParams {
+  DataType type;                     // the quantized values' type (the zero point's)
+  std::vector<float> scales;         // one, or one per channel
+  std::vector<int32_t> zero_points;  // as many as scales (zeros when the input is absent)
+
+  bool per_tensor() const { return scales.size() == 1; }
+};
+
+// Reads inputs `scale_index` and `zero_point_index` of `node` (the latter optional) for
+// quantized values of type `type`. Both must be constants with equal element counts.
+QuantParams read_quant_params(const Graph& g, const Node& node, size_t scale_index, size_t zero_point_index,
+                              DataType type) {
+  const Tensor& scale = require_input(g, node, scale_index);
+  if (scale.dtype != DataType::Float32())
+    node_error(node, "scale '" + scale.name + "' is " + scale.dtype.str() + "; only float32 scales are supported");
+  if (!scale.is_constant())
+    node_error(node, "scale '" + scale.name +
+                         "' must be a constant (an initializer): requantization is computed at compile time");
+  if (scale.num_elements() < 1) node_error(node, "scale '" + scale.name + "' is empty");
+  QuantParams q;
+  q.type = type;
+  for (double s : scale.floats()) {
+    if (!(s > 0) || !std::isfinite(s)) node_error(node, "scale '" + scale.name + "' holds " + std::to_string(s) + "; scales must be positive");
+    q.scales.push_back(static_cast<float>(s));
+  }
+  TensorId zp_id = node.input(zero_point_index);
+  if (zp_id == kNoTensor) {
+    q.zero_points.assign(q.scales.size(), 0);
+    return q;
+  }
+  const Tensor& zp = g.tensor(zp_id);
+  if (zp.dtype != type)
+    node_error(node, "zero point '" + zp.name + "' is " + zp.dtype.str() + " but the quantized values are " + type.str());
+  if (!zp.is_constant()) node_error(node, "zero point '" + zp.name + "' must be a constant (an initializer)");
+  if (zp.num_elements() != scale.num_elements())
+    node_error(node, "scale '" + scale.name + "' and zero point '" + zp.name + "' have different shapes " +
+                         shape_str(scale.shape) + " and " + shape_str(zp.shape));
+  for (int64_t v : zp.ints()) q.zero_points.push_back(static_cast<int32_t>(v));
+  return q;
+}
+
+// The type of a quantized output: its zero point's, or uint8 when there is none.
+DataType output_quantized_type(const Graph& g, const Node& node, size_t zero_point_index) {
+  TensorId zp = node.input(zero_point_index);
+  DataType t = zp == kNoTensor ? DataType::UInt(8) : g.tensor(zp).dtype;
+  if (!is_quantized_type(t)) node_error(node, "quantized type " + t.str() + " is not supported (8- and 16-bit integers)");
+  return t;
+}
+
+void require_quantized_input(const Graph& g, const Node& node, size_t index, bool allow_int32 = false) {
+  DataType t = require_input(g, node, index).dtype;
+  if (!is_quantized_type(t) && !(allow_int32 && t == DataType::Int(32)))
+    node_error(node, "input '" + g.tensor(node.inputs[index]).name + "' is " + t.str() +
+                         "; quantized values must be 8- or 16-bit integers");
+}
+
+// ---------------------------------------------------------------- per-channel constants
+
+// The compile-time constants of a kernel that may vary by channel (zero points,
+// requantization multipliers and shifts, scales): a value that is the same for every
+// channel becomes an immediate, any other a `static const` table in the kernel.
+class ChannelConstants {
+ public:
+  using Handle = size_t;
+
+  Handle add(const std::string& name, DataType type, std::vector<double> values) {
+    bool uniform = std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; });
+    if (uniform) values.resize(1);
+    tables_.push_back({name, type, std::move(values), nullptr});
+    return tables_.size() - 1;
+  }
+
+  // Value `handle` for channel `channel`; valid inside the body given to wrap().
+  Expr at(Handle handle, const Expr& channel) const {
+    const Table& t = tables_.at(handle);
+    if (t.values.size() == 1)
+      return t.type.is_float() ? ir::make_float(t.values[0], t.type) : ir::make_int(static_cast<int64_t>(t.values[0]), t.type);
+    return ir::load(t.buffer, {channel});
+  }
+
+  // `body()` inside the AllocateConsts of the tables.
+  ir::Stmt wrap(const std::function<ir::Stmt()>& body) { return wrap_from(0, body); }
+
+ private:
+  struct Table {
+    std::string name;
+    DataType type;
+    std::vector<double> values;
+    ir::Buffer buffer;
+  };
+
+  ir::Stmt wrap_from(size_t i, const std::function<ir::Stmt()>& body) {
+    if (i == tables_.size()) return body();
+    if (tables_[i].values.size() == 1) return wrap_from(i + 1, body);
+    return ir::allocate_const(tables_[i].name, tables_[i].type, tables_[i].values, [&](const ir::Buffer& b) {
+      tables_[i].buffer = b;
+      return wrap_from(i + 1, body);
+    });
+  }
+
+  std::vector<Table> tables_;
+};
+
+// ---------------------------------------------------------------- QuantizeLinear, DequantizeLinear
+
+// The quantization axis of a QuantizeLinear/DequantizeLinear: -1 for per-tensor
+// parameters (one element), else the normalized `axis` attribute (opset 13, default 1),
+// whose extent the parameter count must equal.
+int64_t quantization_axis(const Graph& g, const Node& node, const Tensor& x) {
+  const Tensor& scale = require_input(g, node, 1);
+  if (node.attr_int("block_size", 0) != 0) node_error(node, "blocked quantization (block_size) is not supported");
+  if (scale.num_elements() == 1) return -1;
+  if (g.opset != 0 && g.opset < 13) node_error(node, "per-axis scales need opset 13 (the model imports opset " + std::to_string(g.opset) + ")");
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis = normalize_axis(node, node.attr_int("axis", 1), rank);
+  if (scale.shape.size() != 1 || scale.shape[0] != x.shape[static_cast<size_t>(axis)])
+    node_error(node, "scale '" + scale.name + "' has shape " + shape_str(scale.shape) + "; expected a scalar or [" +
+                         std::to_string(x.shape[static_cast<size_t>(axis)]) + "] for axis " + std::to_string(axis) +
+                         " of " + shape_str(x.shape));
+  return axis;
+}
+
+void infer_quantize_linear(Graph& g, Node& node) {
+  require_float32(g, node, 0);
+  const Tensor& x = g.tensor(node.inputs[0]);
+  if (node.attr_int("output_dtype", 0) != 0) node_error(node, "the output_dtype attribute is not supported");
+  DataType out = output_quantized_type(g, node, 2);
+  quantization_axis(g, node, x);
+  read_quant_params(g, node, 1, 2, out);
+  set_output(g, node, 0, out, x.shape);
+}
+
+void infer_dequantize_linear(Graph& g, Node& node) {
+  require_quantized_input(g, node, 0, /*allow_int32=*/true);
+  const Tensor& x = g.tensor(node.inputs[0]);
+  if (node.attr_int("output_dtype", 0) != 0) node_error(node, "the output_dtype attribute is not supported");
+  quantization_axis(g, node, x);
+  QuantParams q = read_quant_params(g, node, 1, 2, x.dtype);
+  if (x.dtype == DataType::Int(32) && std::any_of(q.zero_points.begin(), q.zero_points.end(), [](int32_t z) { return z != 0; }))
+    node_error(node, "int32 values cannot have a nonzero zero point");
+  set_output(g, node, 0, DataType::Float32(), x.shape);
+}
+
+// The elementwise kernel of QuantizeLinear and DequantizeLinear: y[i] = element(x[i], c),
+// `c` being i's index along the quantization axis (0 when per tensor), inside the tables
+// of `constants`.
+LoweredOp lower_linear_conversion(const Graph& g, const Node& node, const std::string& func_name,
+                                  ChannelConstants& constants,
+                                  const std::function<Expr(const Expr& x, const Expr& channel)>& element) {
+  KernelBuilder kb(g, node, func_name);
+  const Tensor& x = g.tensor(node.inputs[0]);
+  int64_t axis = quantization_axis(g, node, x);
+  std::vector<int64_t> shape = x.shape.empty() ? std::vector<int64_t>{1} : x.shape;
+  ir::Buffer in = kb.input(0, "x");
+  ir::Buffer out = kb.output(0, "y");
+  ir::Stmt body = constants.wrap([&] {
+    return ir::loop_nest(shape, {}, [&](const std::vector<Expr>& index) {
+      Expr channel = axis < 0 ? Expr(0) : index[static_cast<size_t>(axis)];
+      return ir::store(out, index, element(ir::load(in, index), channel));
+    });
+  });
+  return kb.finish(body);
+}
+
+std::vector<double> as_doubles(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
+std::vector<double> as_doubles(const std::vector<int32_t>& v) { return std::vector<double>(v.begin(), v.end()); }
+
+// y = saturate(round_half_even(x / scale) + zero_point). Rounding and clamping happen in
+// float, so that values beyond the int32 range saturate instead of overflowing the
+// conversion to an integer.
+LoweredOp lower_quantize_linear(const Graph& g, const Node& node, const std::string& func_name) {
+  DataType out_type = g.tensor(node.outputs[0]).dtype;
+  QuantParams q = read_quant_params(g, node, 1, 2, out_type);
+  IntRange range = type_range(out_type);
+  ChannelConstants constants;
+  auto scale = constants.add("scale", DataType::Float32(), as_doubles(q.scales));
+  auto zero_point = constants.add("zero_point", DataType::Float32(), as_doubles(q.zero_points));
+  return lower_linear_conversion(g, node, func_name, constants, [&](const Expr& x, const Expr& c) {
+    Expr rounded = ir::call("nearbyintf", {x / constants.at(scale, c)}, DataType::Float32()) + constants.at(zero_point, c);
+    Expr clamped = ir::min(ir::max(rounded, ir::make_float(static_cast<double>(range.min))),
+                           ir::make_float(static_cast<double>(range.max)));
+    return ir::cast(out_type, ir::cast(DataType::Int(32), clamped));
+  });
+}
+
+// y = (x - zero_point) * scale, the difference exact in int32, the product in float32.
+LoweredOp lower_dequantize_linear(const Graph& g, const Node& node, const std::string& func_name) {
+  QuantParams q = read_quant_params(g, node, 1, 2, g.tensor(node.inputs[0]).dtype);
+  bool no_zero_point = std::all_of(q.zero_points.begin(), q.zero_points.end(), [](int32_t z) { return z == 0; });
+  ChannelConstants constants;
+  auto scale = constants.add("scale", DataType::Float32(), as_doubles(q.scales));
+  auto zero_point = constants.add("zero_point", DataType::Int(32), as_doubles(q.zero_points));
+  return lower_linear_conversion(g, node, func_name, constants, [&](const Expr& x, const Expr& c) {
+    Expr widened = ir::cast(DataType::Int(32), x);
+    Expr centered = no_zero_point ? widened : widened - constants.at(zero_point, c);
+    return ir::cast(DataType::Float32(), centered) * constants.at(scale, c);
+  });
+}
+
+// ---------------------------------------------------------------- shared by the integer kernels
+
+// The last step of every integer kernel: clamp the requantized value to the output range
+// (the type's, narrowed by a folded activation), add the output zero point and narrow to
+// the output type. The clamp comes first, so that a saturated int32 cannot overflow.
+class OutputStage {
+ public:
+  OutputStage(const Node& node, const QuantParams& output) : type_(output.type), zero_point_(output.zero_points.at(0)) {
+    IntRange range = type_range(output.type);
+    int64_t lo = std::max(range.min, node.attr_int(kAotcClampMin, range.min));
+    int64_t hi = std::min(range.max, node.attr_int(kAotcClampMax, range.max));
+    if (lo > hi) node_error(node, "empty output range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    min_ = lo - zero_point_;
+    max_ = hi - zero_point_;
+  }
+
+  Expr apply(const Expr& scaled) const {
+    Expr clamped = ir::max(ir::min(scaled, ir::make_int(max_)), ir::make_int(min_));
+    return ir::cast(type_, zero_point_ == 0 ? clamped : clamped + zero_point_);
+  }
+
+ private:
+  DataType type_;
+  int32_t zero_point_;
+  int64_t min_ = 0, max_ = 0;
+};
+
+// acc * factor[channel] rounded half to even, with the exact multiplier and shift of each
+// float32 factor (one, or one per channel) as compile-time constants.
+class Requantizer {
+ public:
+  Requantizer(const std::vector<float>& factors, ChannelConstants* constants) : constants_(constants) {
+    std::vector<double> multipliers, shifts;
+    for (float f : factors) {
+      ExactMultiplier m = exact_multiplier(f);
+      multipliers.push_back(m.multiplier);
+      shifts.push_back(m.shift);
+    }
+    multiplier_ = constants->add("multiplier", DataType::Int(32), multipliers);
+    shift_ = constants->add("shift", DataType::Int(32), shifts);
+  }
+
+  Expr apply(const Expr& acc, const Expr& channel) const {
+    return ir::onnx_requantize(acc, constants_->at(multiplier_, channel), constants_->at(shift_, channel));
+  }
+
+ private:
+  const ChannelConstants* constants_;
+  ChannelConstants::Handle multiplier_ = 0, shift_ = 0;
+};
+
+// x_scale * w_scale[c] / y_scale in float32, in that order, as ONNX Runtime and the ONNX
+// reference implementation compute it; one factor per channel of w (or one).
+std::vector<float> product_factors(const QuantParams& x, const QuantParams& w, const QuantParams& y) {
+  std::vector<float> factors;
+  for (float ws : w.scales) {
+    float product = x.scales[0] * ws;
+    factors.push_back(product / y.scales[0]);
+  }
+  return factors;
+}
+
+// value - zero_point in int32 (the zero point from `constants`, channel `channel`).
+Expr centered(const Expr& value, const QuantParams& q, const ChannelConstants& constants, ChannelConstants::Handle zp,
+              const Expr& channel) {
+  Expr widened = ir::cast(DataType::Int(32), value);
+  bool all_zero = std::all_of(q.zero_points.begin(), q.zero_points.end(), [](int32_t z) { return z == 0; });
+  return all_zero ? widened : widened - constants.at(zp, channel);
+}
+
+// An int32 accumulator: acc = 0; sum(acc); then write(acc).
+ir::Stmt with_int32_accumulator(const std::function<ir::Stmt(const Accumulator&)>& sum,
+                                const std::function<ir::Stmt(const Expr&)>& write) {
+  Accumulator acc{ir::make_buffer("acc", DataType::Int(32), {1}, "local")};
+  return ir::allocate(acc.buffer, ir::seq({acc.set(0), sum(acc), write(acc.value())}));
+}
+
+// The optional int32 bias of `node` at input `index`: null, or a parameter of `count` values.
+ir::Buffer optional_bias(const Graph& g, const Node& node, KernelBuilder& kb, size_t index, int64_t count) {
+  TensorId id = node.input(index);
+  if (id == kNoTensor) return nullptr;
+  const Tensor& b = require_input(g, node, index);
+  if (b.dtype != DataType::Int(32)) node_error(node, "bias '" + b.name + "' is " + b.dtype.str() + "; int32 is required");
+  if (b.num_elements() != count || b.shape.size() != 1)
+    node_error(node, "bias '" + b.name + "' has shape " + shape_str(b.shape) + "; expected [" + std::to_string(count) + "]");
+  return kb.input(index, "bias");
+}
+
+// ---------------------------------------------------------------- QLinearConv
+
+// Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B.
+struct QConvGeometry {
+  int64_t groups = 1, in_per_group = 0, out_per_group = 0, out_channels = 0;
+  std::vector<WindowAxis> axes;
+  std::vector<int64_t> output_shape;
+};
+
+QConvGeometry qconv_geometry(const Graph& g, const Node& node) {
+  require_quantized_input(g, node, 0);
+  require_quantized_input(g, node, 3);
+  const Tensor& x = g.tensor(node.inputs[0]);
+  const Tensor& w = g.tensor(node.inputs[3]);
+  if (x.shape.size() < 3 || w.shape.size() != x.shape.size())
+    node_error(node, "x " + shape_str(x.shape) + " and w " + shape_str(w.shape) +
+                         " must be [N, C, D1, ...] and [M, C / group, K1, ...] of the same rank");
+  QConvGeometry geo;
+  geo.groups = node.attr_int("group", 1);
+  geo.out_channels = w.shape[0];
+  if (geo.groups < 1 || x.shape[1] % geo.groups != 0 || geo.out_channels % geo.groups != 0 ||
+      w.shape[1] * geo.groups != x.shape[1])
+    node_error(node, "group " + std::to_string(geo.groups) + " does not fit x " + shape_str(x.shape) + " and w " +
+                         shape_str(w.shape));
+  geo.in_per_group = w.shape[1];
+  geo.out_per_group = geo.out_channels / geo.groups;
+  std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  if (node.has_attr("kernel_shape") && node.attr_ints("kernel_shape") != kernel)
+    node_error(node, "kernel_shape " + shape_str(node.attr_ints("kernel_shape")) + " does not match w " + shape_str(w.shape));
+  std::vector<int64_t> extents(x.shape.begin() + 2, x.shape.end());
+  geo.axes = resolve_window(node, extents, kernel, WindowKind::kConvolution);
+  geo.output_shape = windowed_output_shape(x.shape, geo.out_channels, geo.axes);
+  return geo;
+}
+
+struct QConvParams {
+  QuantParams x, w, y;
+};
+
+QConvParams qconv_params(const Graph& g, const Node& node, int64_t out_channels) {
+  QConvParams p;
+  p.x = read_quant_params(g, node, 1, 2, g.tensor(node.inputs[0]).dtype);
+  p.w = read_quant_params(g, node, 4, 5, g.tensor(node.inputs[3]).dtype);
+  p.y = read_quant_params(g, node, 6, 7, output_quantized_type(g, node, 7));
+  if (!p.x.per_tensor() || !p.y.per_tensor()) node_error(node, "x and y must be quantized per tensor");
+  if (!p.w.per_tensor() && static_cast<int64_t>(p.w.scales.size()) != out_channels)
+    node_error(node, "w has " + std::to_string(p.w.scales.size()) + " scales; expected 1 or one per output channel (" +
+                         std::to_string(out_channels) + ")");
+  return p;
+}
+
+void infer_qlinear_conv(Graph& g, Node& node) {
+  QConvGeometry geo = qconv_geometry(g, node);
+  QConvParams p = qconv_params(g, node, geo.out_channels);
+  if (node.input(8) != kNoTensor) {
+    const Tensor& b = require_input(g, node, 8);
+    if (b.dtype != DataType::Int(32) || b.num_elements() != geo.out_channels)
+      node_error(node, "bias '" + b.name + "' must be int32 [" + std::to_string(geo.out_channels) + "]");
+  }
+  set_output(g, node, 0, p.y.type, geo.output_shape);
+}
+
+LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, const std::string& func_name) {
+  QConvGeometry geo = qconv_geometry(g, node);
+  QConvParams p = qconv_params(g, node, geo.out_channels);
+  KernelBuilder kb(g, node, func_name);
+  ir::Buffer x = kb.input(0, "x");
+  ir::Buffer w = kb.input(3, "w");
+  ir::Buffer bias = optional_bias(g, node, kb, 8, geo.out_channels);
+  ir::Buffer y = kb.output(0, "y");
+
+  ChannelConstants constants;
+  auto x_zero_point = constants.add("x_zero_point", DataType::Int(32), as_doubles(p.x.zero_points));
+  auto w_zero_point = constants.add("w_zero_point", DataType::Int(32), as_doubles(p.w.zero_points));
+  Requantizer requantize(product_factors(p.x, p.w, p.y), &constants);
+  OutputStage output(node, p.y);
+
+  std::vector<std::string> names = {"n", "oc"};
+  for (const std::string& s : spatial_names('o', geo.axes.size())) names.push_back(s);
+  ir::Stmt body = constants.wrap([&] {
+    return ir::loop_nest(geo.output_shape, names, [&](const std::vector<Expr>& out_index) {
+      Expr n = out_index[0], oc = out_index[1];
+      std::vector<Expr> out_pos(out_index.begin() + 2, out_index.end());
+      ir::Var ic = ir::make_var("ic");
+      Expr channel = geo.groups == 1 ? ir::var_expr(ic) : (oc / geo.out_per_group) * geo.in_per_group + ir::var_expr(ic);
+      auto sum = [&](const Accumulator& acc) {
+        // Taps in the padding hold the real value 0, the zero point: they add nothing.
+        ir::Stmt window = for_each_tap(geo.axes, out_pos, [&](const std::vector<Expr>& kernel_pos,
+                                                             const std::vector<Expr>& input_pos) {
+          std::vector<Expr> x_index = {n, channel}, w_index = {oc, ir::var_expr(ic)};
+          x_index.insert(x_index.end(), input_pos.begin(), input_pos.end());
+          w_index.insert(w_index.end(), kernel_pos.begin(), kernel_pos.end());
+          Expr term = centered(ir::load(x, x_index), p.x, constants, x_zero_point, 0) *
+                      centered(ir::load(w, w_index), p.w, constants, w_zero_point, oc);
+          return acc.set(acc.value() + term);
+        });
+        return ir::for_loop(ic, 0, geo.in_per_group, window);
+      };
+      auto write = [&](const Expr& total) {
+        Expr biased = bias ? total + ir::load(bias, {oc}) : total;
+        return ir::store(y, out_index, output.apply(requantize.apply(biased, oc)));
+      };
+      return with_int32_accumulator(sum, write);
+    });
+  });
+  return kb.finish(body);
+}
+
+// ---------------------------------------------------------------- QLinearMatMul
+
+// Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, and
+// (an aotc extension that fold_qdq uses for Gemm's bias) an int32 bias [N] at index 8.
+// Operands have rank >= 2 and broadcast their batch dimensions; a may be quantized per
+// row (M parameters) and b per column (N parameters).
+struct QMatMulShape {
+  std::vector<int64_t> output;  // batch..., M, N
+  int64_t m = 0, k = 0, n = 0;
+};
+
+QMatMulShape qmatmul_shape(const Graph& g, const Node& node) {
+  require_quantized_input(g, node, 0);
+  require_quantized_input(g, node, 3);
+  const std::vector<int64_t>& a = g.tensor(node.inputs[0]).shape;
+  const std::vector<int64_t>& b = g.tensor(node.inputs[3]).shape;
+  if (a.size() < 2 || b.size() < 2)
+    node_error(node, "a " + shape_str(a) + " and b " + shape_str(b) + " must have at least two dimensions");
+  QMatMulShape s;
+  s.m = a[a.size() - 2], s.k = a.back(), s.n = b.back();
+  if (b[b.size() - 2] != s.k) node_error(node, "inner dimensions differ: " + shape_str(a) + " x " + shape_str(b));
+  s.output = broadcast_shapes(node, std::vector<int64_t>(a.begin(), a.end() - 2), std::vector<int64_t>(b.begin(), b.end() - 2));
+  s.output.push_back(s.m);
+  s.output.push_back(s.n);
+  return s;
+}
+
+struct QMatMulParams {
+  QuantParams a, b, y;
+};
+
+QMatMulParams qmatmul_params(const Graph& g, const Node& node, const QMatMulShape& s) {
+  QMatMulParams p;
+  p.a = read_quant_params(g, node, 1, 2, g.tensor(node.inputs[0]).dtype);
+  p.b = read_quant_params(g, node, 4, 5, g.tensor(node.inputs[3]).dtype);
+  p.y = read_quant_params(g, node, 6, 7, output_quantized_type(g, node, 7));
+  if (!p.a.per_tensor() && static_cast<int64_t>(p.a.scales.size()) != s.m)
+    node_error(node, "a has " + std::to_string(p.a.scales.size()) + " scales; expected 1 or one per row (" + std::to_string(s.m) + ")");
+  if (!p.b.per_tensor() && static_cast<int64_t>(p.b.scales.size()) != s.n)
+    node_error(node, "b has " + std::to_string(p.b.scales.size()) + " scales; expected 1 or one per column (" + std::to_string(s.n) + ")");
+  if (!p.y.per_tensor()) node_error(node, "y must be quantized per tensor");
+  return p;
+}
+
+void infer_qlinear_matmul(Graph& g, Node& node) {
+  QMatMulShape s = qmatmul_shape(g, node);
+  QMatMulParams p = qmatmul_params(g, node, s);
+  if (node.input(8) != kNoTensor) {
+    const Tensor& b = require_input(g, node, 8);
+    if (b.dtype != DataType::Int(32) || b.num_elements() != s.n)
+      node_error(node, "bias '" + b.name + "' must be int32 [" + std::to_string(s.n) + "]");
+  }
+  set_output(g, node, 0, p.y.type, s.output);
+}
+
+LoweredOp lower_qlinear_matmul(const Graph& g, const Node& node, const std::string& func_name) {
+  QMatMulShape s = qmatmul_shape(g, node);
+  QMatMulParams p = qmatmul_params(g, node, s);
+  KernelBuilder kb(g, node, func_name);
+  ir::Buffer a = kb.input(0, "a");
+  ir::Buffer b = kb.input(3, "b");
+  ir::Buffer bias = optional_bias(g, node, kb, 8, s.n);
+  ir::Buffer y = kb.output(0, "y");
+
+  // One factor per (row scale, column scale) pair, row-major.
+  std::vector<float> factors;
+  for (float as : p.a.scales)
+    for (float bs : p.b.scales) factors.push_back(as * bs / p.y.scales[0]);
+  ChannelConstants constants;
+  auto a_zero_point = constants.add("a_zero_point", DataType::Int(32), as_doubles(p.a.zero_points));
+  auto b_zero_point = constants.add("b_zero_point", DataType::Int(32), as_doubles(p.b.zero_points));
+  Requantizer requantize(factors, &constants);
+  OutputStage output(node, p.y);
+
+  std::vector<std::string> names;
+  for (size_t i = 0; i + 2 < s.output.size(); ++i) names.push_back("b" + std::to_string(i));
+  names.push_back("m");
+  names.push_back("n");
+  ir::Stmt body = constants.wrap([&] {
+    return ir::loop_nest(s.output, names, [&](const std::vector<Expr>& out_index) {
+      std::vector<Expr> batch(out_index.begin(), out_index.end() - 2);
+      Expr m = out_index[out_index.size() - 2], n = out_index.back();
+      Expr row = p.a.per_tensor() ? Expr(0) : m, column = p.b.per_tensor() ? Expr(0) : n;
+      Expr factor_index = p.b.per_tensor() ? row : row * static_cast<int64_t>(p.b.scales.size()) + column;
+      auto sum = [&](const Accumulator& acc) {
+        ir::Var k = ir::make_var("k");
+        std::vector<Expr> a_index = batch, b_index = batch;
+        a_index.push_back(m), a_index.push_back(ir::var_expr(k));
+        b_index.push_back(ir::var_expr(k)), b_index.push_back(n);
+        Expr term = centered(broadcast_load(a, a_index), p.a, constants, a_zero_point, row) *
+                    centered(broadcast_load(b, b_index), p.b, constants, b_zero_point, column);
+        return ir::for_loop(k, 0, s.k, acc.set(acc.value() + term));
+      };
+      auto write = [&](const Expr& total) {
+        Expr biased = bias ? total + ir::load(bias, {n}) : total;
+        return ir::store(y, out_index, output.apply(requantize.apply(biased, factor_index)));
+      };
+      return with_int32_accumulator(sum, write);
+    });
+  });
+  return kb.finish(body);
+}
+
+// ---------------------------------------------------------------- aotc.QLinearAdd
+
+// Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point (the
+// layout of ONNX Runtime's com.microsoft QLinearAdd), all per tensor; a and b broadcast.
+// y = (a - a_zp) * (a_scale / y_scale) + (b - b_zp) * (b_scale / y_scale), the two float32
+// factors over a common shift, the sum rounded once, ties to even.
+struct QAddParams {
+  QuantParams a, b, y;
+};
+
+QAddParams qadd_params(const Graph& g, const Node& node) {
+  require_quantized_input(g, node, 0);
+  require_quantized_input(g, node, 3);
+  QAddParams p;
+  p.a = read_quant_params(g, node, 1, 2, g.tensor(node.inputs[0]).dtype);
+  p.b = read_quant_params(g, node, 4, 5, g.tensor(node.inputs[3]).dtype);
+  p.y = read_quant_params(g, node, 6, 7, output_quantized_type(g, node, 7));
+  if (!p.a.per_tensor() || !p.b.per_tensor() || !p.y.per_tensor()) node_error(node, "a, b and y must be quantized per tensor");
+  return p;
+}
+
+void infer_qlinear_add(Graph& g, Node& node) {
+  QAddParams p = qadd_params(g, node);
+  std::vector<int64_t> shape = broadcast_shapes(node, g.tensor(node.inputs[0]).shape, g.tensor(node.inputs[3]).shape);
+  set_output(g, node, 0, p.y.type, shape);
+}
+
+LoweredOp lower_qlinear_add(const Graph& g, const Node& node, const std::string& func_name) {
+  QAddParams p = qadd_params(g, node);
+  KernelBuilder kb(g, node, func_name);
+  const Tensor& out = g.tensor(node.outputs[0]);
+  std::vector<int64_t> shape = out.shape.empty() ? std::vector<int64_t>{1} : out.shape;
+  CommonShiftMultipliers factors = common_shift_multipliers(p.a.scales[0] / p.y.scales[0], p.b.scales[0] / p.y.scales[0]);
+  OutputStage output(node, p.y);
+  // Element i of y reads element i of a same-shaped, same-sized operand only.
+  for (size_t i : {size_t{0}, size_t{3}}) {
+    const Tensor& operand = g.tensor(node.inputs[i]);
+    if (operand.shape == out.shape && operand.dtype.bytes() == out.dtype.bytes()) kb.allow_in_place(node.inputs[i]);
+  }
+  ir::Stmt body = ir::loop_nest(shape, {}, [&](const std::vector<Expr>& index) {
+    Expr a = ir::cast(DataType::Int(32), kb.operand(node.inputs[0], "a", index)) - p.a.zero_points[0];
+    Expr b = ir::cast(DataType::Int(32), kb.operand(node.inputs[3], "b", index)) - p.b.zero_points[0];
+    Expr sum = ir::onnx_requantize_sum(a, factors.a_multiplier, b, factors.b_multiplier, factors.shift);
+    return ir::store(kb.output(0, "y"), index, output.apply(sum));
+  });
+  return kb.finish(body);
+}
+
+// ---------------------------------------------------------------- registration
+
+OpDef quantized_op(std::function<void(Graph&, Node&)> infer,
+                   std::function<LoweredOp(const Graph&, const Node&, const std::string&)> lower) {
+  OpDef def;
+  def.infer = std::move(infer);
+  def.lower = std::move(lower);
+  return def;
+}
+
+AOTC_REGISTER_OP("QuantizeLinear", quantized_op(infer_quantize_linear, lower_quantize_linear));
+AOTC_REGISTER_OP("DequantizeLinear", quantized_op(infer_dequantize_linear, lower_dequantize_linear));
+AOTC_REGISTER_OP("QLinearConv", quantized_op(infer_qlinear_conv, lower_qlinear_conv));
+AOTC_REGISTER_OP("QLinearMatMul", quantized_op(infer_qlinear_matmul, lower_qlinear_matmul));
+AOTC_REGISTER_OP("aotc.QLinearAdd", quantized_op(infer_qlinear_add, lower_qlinear_add));
+
+}  // namespace
+}  // namespace aotc
