@@ -9,6 +9,23 @@ static std::map<std::string, OpDef>& registry() {
   return table;
 }
 
+OpDef kernel_op(InferFn infer, LowerFn lower) {
+  OpDef def;
+  def.infer = std::move(infer);
+  def.lower = std::move(lower);
+  return def;
+}
+
+OpDef view_op(InferFn infer) {
+  OpDef def;
+  def.infer = std::move(infer);
+  def.lower = [](const Graph&, const Node& node, const std::string&) -> LoweredOp {
+    node_error(node, "internal: a view operator has no kernel");
+  };
+  def.is_view = true;
+  return def;
+}
+
 const OpDef* find_op(const std::string& op) {
   auto it = registry().find(op);
   return it == registry().end() ? nullptr : &it->second;

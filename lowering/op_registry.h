@@ -39,6 +39,14 @@ struct OpDef {
   bool is_view = false;
 };
 
+using InferFn = std::function<void(Graph&, Node&)>;
+using LowerFn = std::function<LoweredOp(const Graph&, const Node&, const std::string&)>;
+
+// An operator with a kernel.
+OpDef kernel_op(InferFn infer, LowerFn lower);
+// An operator whose output is its input 0 with another shape (no kernel; an alias).
+OpDef view_op(InferFn infer);
+
 const OpDef* find_op(const std::string& op);
 void register_op(const std::string& op, OpDef def);
 std::vector<std::string> registered_ops();

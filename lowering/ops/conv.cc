@@ -119,7 +119,7 @@ LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& func_n
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("Conv", reduction_op(infer_conv, lower_conv));
+AOTC_REGISTER_OP("Conv", kernel_op(infer_conv, lower_conv));
 
 }  // namespace
 }  // namespace aotc

@@ -51,14 +51,8 @@ LoweredOp lower_elementwise(const Graph& g, const Node& node, const std::string&
   return kb.finish(body);
 }
 
-LoweredOp no_kernel(const Graph&, const Node& node, const std::string&) {
-  node_error(node, "internal: a view operator has no kernel");
-}
-
 OpDef elementwise(std::function<Expr(const Node&, const std::vector<Expr>&)> scalar, bool float_only = true) {
-  OpDef def;
-  def.infer = float_only ? infer_unary_float : infer_broadcast;
-  def.lower = lower_elementwise;
+  OpDef def = kernel_op(float_only ? infer_unary_float : infer_broadcast, lower_elementwise);
   // ONNX's elementwise operators need nothing from the graph to compute an element.
   def.scalar = [scalar](const Graph&, const Node& n, const std::vector<Expr>& in) { return scalar(n, in); };
   return def;
@@ -109,14 +103,6 @@ void infer_identity(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, x.shape);
 }
 
-OpDef view_op() {
-  OpDef def;
-  def.infer = infer_identity;
-  def.lower = no_kernel;
-  def.is_view = true;
-  return def;
-}
-
 OpDef clip_op() {
   OpDef def = elementwise(clip);
   def.infer = infer_clip;
@@ -142,8 +128,8 @@ AOTC_REGISTER_OP("HardSigmoid", elementwise([](const Node& n, const std::vector<
 AOTC_REGISTER_OP("HardSwish", elementwise([](const Node&, const std::vector<Expr>& in) {
   return in[0] * ir::max(Expr(0.0), ir::min(Expr(1.0), in[0] * Expr(1.0 / 6.0) + Expr(0.5)));
 }));
-AOTC_REGISTER_OP("Dropout", view_op());
-AOTC_REGISTER_OP("Identity", view_op());
+AOTC_REGISTER_OP("Dropout", view_op(infer_identity));
+AOTC_REGISTER_OP("Identity", view_op(infer_identity));
 
 }  // namespace
 }  // namespace aotc

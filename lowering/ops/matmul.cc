@@ -197,8 +197,8 @@ LoweredOp lower_matmul(const Graph& g, const Node& node, const std::string& func
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("Gemm", reduction_op(infer_gemm, lower_gemm));
-AOTC_REGISTER_OP("MatMul", reduction_op(infer_matmul, lower_matmul));
+AOTC_REGISTER_OP("Gemm", kernel_op(infer_gemm, lower_gemm));
+AOTC_REGISTER_OP("MatMul", kernel_op(infer_matmul, lower_matmul));
 
 }  // namespace
 }  // namespace aotc

@@ -80,14 +80,7 @@ LoweredOp lower_batch_norm(const Graph& g, const Node& node, const std::string& 
   return kb.finish(body);
 }
 
-OpDef batch_norm_op() {
-  OpDef def;
-  def.infer = infer_batch_norm;
-  def.lower = lower_batch_norm;
-  return def;
-}
-
-AOTC_REGISTER_OP("BatchNormalization", batch_norm_op());
+AOTC_REGISTER_OP("BatchNormalization", kernel_op(infer_batch_norm, lower_batch_norm));
 
 }  // namespace
 }  // namespace aotc

@@ -215,14 +215,7 @@ LoweredOp lower_pad(const Graph& g, const Node& node, const std::string& name) {
   return kb.finish(gather(kb, plan, x, y));
 }
 
-OpDef pad_op() {
-  OpDef def;
-  def.infer = infer_pad;
-  def.lower = lower_pad;
-  return def;
-}
-
-AOTC_REGISTER_OP("Pad", pad_op());
+AOTC_REGISTER_OP("Pad", kernel_op(infer_pad, lower_pad));
 
 }  // namespace
 }  // namespace aotc

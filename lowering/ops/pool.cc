@@ -172,9 +172,9 @@ LoweredOp lower_global_average_pool(const Graph& g, const Node& node, const std:
   return lower_pool(g, node, func_name, axes, average(axes, false));
 }
 
-AOTC_REGISTER_OP("MaxPool", reduction_op(infer_max_pool, lower_max_pool));
-AOTC_REGISTER_OP("AveragePool", reduction_op(infer_average_pool, lower_average_pool));
-AOTC_REGISTER_OP("GlobalAveragePool", reduction_op(infer_global_average_pool, lower_global_average_pool));
+AOTC_REGISTER_OP("MaxPool", kernel_op(infer_max_pool, lower_max_pool));
+AOTC_REGISTER_OP("AveragePool", kernel_op(infer_average_pool, lower_average_pool));
+AOTC_REGISTER_OP("GlobalAveragePool", kernel_op(infer_global_average_pool, lower_global_average_pool));
 
 }  // namespace
 }  // namespace aotc

@@ -1,5 +1,4 @@
-// Shared by the reduction operators (Conv, Gemm, MatMul, pooling): a scalar accumulator
-// and the operator table entry.
+// Shared by the reduction operators (Conv, Gemm, MatMul, pooling): a scalar accumulator.
 //
 // Each output element of these operators is a reduction over a window or a row: it is
 // computed in a "local" one-element buffer (a C local variable after code generation),
@@ -27,16 +26,6 @@ inline ir::Stmt with_accumulator(const std::string& name, ir::Expr init,
                                  const std::function<ir::Stmt(const Accumulator&)>& body) {
   Accumulator acc{ir::make_buffer(name, DataType::Float32(), {1}, "local")};
   return ir::allocate(acc.buffer, ir::seq({acc.set(std::move(init)), body(acc)}));
-}
-
-// The operator table entry of a reduction operator: a kernel, but no scalar form (it
-// cannot itself be fused behind another kernel) and no aliasing of its input.
-inline OpDef reduction_op(std::function<void(Graph&, Node&)> infer,
-                          std::function<LoweredOp(const Graph&, const Node&, const std::string&)> lower) {
-  OpDef def;
-  def.infer = std::move(infer);
-  def.lower = std::move(lower);
-  return def;
 }
 
 }  // namespace aotc

@@ -24,18 +24,6 @@ int64_t product(std::vector<int64_t>::const_iterator begin, std::vector<int64_t>
   return std::accumulate(begin, end, int64_t{1}, [](int64_t a, int64_t b) { return a * b; });
 }
 
-LoweredOp no_kernel(const Graph&, const Node& node, const std::string&) {
-  node_error(node, "internal: a view operator has no kernel");
-}
-
-OpDef view_op(std::function<void(Graph&, Node&)> infer) {
-  OpDef def;
-  def.infer = std::move(infer);
-  def.lower = no_kernel;
-  def.is_view = true;
-  return def;
-}
-
 // ---------------------------------------------------------------- Flatten
 
 // Output [d0 * ... * d(axis-1), d(axis) * ... * d(rank-1)]; axis may equal the rank.
@@ -194,14 +182,6 @@ LoweredOp lower_concat(const Graph& g, const Node& node, const std::string& name
     offset += x->shape[axis];
   }
   return kb.finish(ir::seq(copies));
-}
-
-OpDef kernel_op(std::function<void(Graph&, Node&)> infer,
-                std::function<LoweredOp(const Graph&, const Node&, const std::string&)> lower) {
-  OpDef def;
-  def.infer = std::move(infer);
-  def.lower = std::move(lower);
-  return def;
 }
 
 AOTC_REGISTER_OP("Flatten", view_op(infer_flatten));

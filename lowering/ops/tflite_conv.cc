@@ -315,22 +315,13 @@ LoweredOp lower_fc(const Graph& g, const Node& node, const std::string& name) {
 }
 
 OpDef conv_op(bool depthwise) {
-  OpDef def;
-  def.infer = [depthwise](Graph& g, Node& n) { infer_conv(g, n, depthwise); };
-  def.lower = [depthwise](const Graph& g, const Node& n, const std::string& name) { return lower_conv(g, n, name, depthwise); };
-  return def;
-}
-
-OpDef fc_op() {
-  OpDef def;
-  def.infer = infer_fc;
-  def.lower = lower_fc;
-  return def;
+  return kernel_op([depthwise](Graph& g, Node& n) { infer_conv(g, n, depthwise); },
+                   [depthwise](const Graph& g, const Node& n, const std::string& name) { return lower_conv(g, n, name, depthwise); });
 }
 
 AOTC_REGISTER_OP("tfl.CONV_2D", conv_op(false));
 AOTC_REGISTER_OP("tfl.DEPTHWISE_CONV_2D", conv_op(true));
-AOTC_REGISTER_OP("tfl.FULLY_CONNECTED", fc_op());
+AOTC_REGISTER_OP("tfl.FULLY_CONNECTED", kernel_op(infer_fc, lower_fc));
 
 }  // namespace
 }  // namespace aotc

@@ -153,13 +153,12 @@ LoweredOp lower_arithmetic(const Graph& g, const Node& node, const std::string& 
 }
 
 OpDef arithmetic_op(Arithmetic op) {
-  OpDef def;
+  OpDef def = kernel_op([op](Graph& g, Node& n) { infer_arithmetic(g, n, op); },
+                        [op](const Graph& g, const Node& n, const std::string& name) { return lower_arithmetic(g, n, name, op); });
   // The element function is also what fuses an ADD behind a convolution (residual blocks).
   def.scalar = [op](const Graph& g, const Node& n, const std::vector<Expr>& in) {
     return element_function(g, n, op)(in[0], in[1]);
   };
-  def.infer = [op](Graph& g, Node& n) { infer_arithmetic(g, n, op); };
-  def.lower = [op](const Graph& g, const Node& n, const std::string& name) { return lower_arithmetic(g, n, name, op); };
   return def;
 }
 

@@ -71,18 +71,6 @@ void infer_reshape(Graph& g, Node& node) {
   tflite::set_declared_output(g, node, 0, x.dtype, shape);
 }
 
-LoweredOp no_kernel(const Graph&, const Node& node, const std::string&) {
-  node_error(node, "internal: a view operator has no kernel");
-}
-
-OpDef reshape_op() {
-  OpDef def;
-  def.infer = infer_reshape;
-  def.lower = no_kernel;
-  def.is_view = true;
-  return def;
-}
-
 // ---------------------------------------------------------------- QUANTIZE, DEQUANTIZE
 
 // [min, max] of an integer type.
@@ -169,28 +157,18 @@ LoweredOp lower_conversion(const Graph& g, const Node& node, const std::string& 
   return kb.finish(body);
 }
 
-OpDef quantize_op() {
-  OpDef def;
-  def.infer = infer_quantize;
-  def.lower = [](const Graph& g, const Node& n, const std::string& name) {
-    bool from_float = g.tensor(n.inputs[0]).dtype == DataType::Float32();
-    return lower_conversion(g, n, name, from_float ? affine_quantize : requantize);
-  };
-  return def;
+LoweredOp lower_quantize(const Graph& g, const Node& n, const std::string& name) {
+  bool from_float = g.tensor(n.inputs[0]).dtype == DataType::Float32();
+  return lower_conversion(g, n, name, from_float ? affine_quantize : requantize);
 }
 
-OpDef dequantize_op() {
-  OpDef def;
-  def.infer = infer_dequantize;
-  def.lower = [](const Graph& g, const Node& n, const std::string& name) {
-    return lower_conversion(g, n, name, dequantize);
-  };
-  return def;
+LoweredOp lower_dequantize(const Graph& g, const Node& n, const std::string& name) {
+  return lower_conversion(g, n, name, dequantize);
 }
 
-AOTC_REGISTER_OP("tfl.RESHAPE", reshape_op());
-AOTC_REGISTER_OP("tfl.QUANTIZE", quantize_op());
-AOTC_REGISTER_OP("tfl.DEQUANTIZE", dequantize_op());
+AOTC_REGISTER_OP("tfl.RESHAPE", view_op(infer_reshape));
+AOTC_REGISTER_OP("tfl.QUANTIZE", kernel_op(infer_quantize, lower_quantize));
+AOTC_REGISTER_OP("tfl.DEQUANTIZE", kernel_op(infer_dequantize, lower_dequantize));
 
 }  // namespace
 }  // namespace aotc

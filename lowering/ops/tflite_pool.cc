@@ -157,10 +157,7 @@ LoweredOp lower_pool(const Graph& g, const Node& node, const std::string& name, 
 }
 
 OpDef pool_op(PoolKind kind) {
-  OpDef def;
-  def.infer = infer_pool;
-  def.lower = [kind](const Graph& g, const Node& n, const std::string& name) { return lower_pool(g, n, name, kind); };
-  return def;
+  return kernel_op(infer_pool, [kind](const Graph& g, const Node& n, const std::string& name) { return lower_pool(g, n, name, kind); });
 }
 
 AOTC_REGISTER_OP("tfl.AVERAGE_POOL_2D", pool_op(PoolKind::kAverage));

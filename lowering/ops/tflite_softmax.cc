@@ -248,14 +248,7 @@ LoweredOp lower_softmax(const Graph& g, const Node& node, const std::string& nam
   return kb.finish(body);
 }
 
-OpDef softmax_op() {
-  OpDef def;
-  def.infer = infer_softmax;
-  def.lower = lower_softmax;
-  return def;
-}
-
-AOTC_REGISTER_OP("tfl.SOFTMAX", softmax_op());
+AOTC_REGISTER_OP("tfl.SOFTMAX", kernel_op(infer_softmax, lower_softmax));
 
 }  // namespace
 }  // namespace aotc
