@@ -45,8 +45,9 @@ void add_common(CLI::App* cmd, CommonArgs* a) {
   cmd->add_flag("--print-after-all", a->print_after_all, "print the IR after every pass");
   cmd->add_flag("--no-in-place", a->no_in_place, "never let a kernel write its output over an input (for comparison)");
   cmd->add_option("--pool", a->pools,
-                  "memory pool NAME:SIZE[:runtime][:section=NAME] (repeatable, first preferred); replaces the "
-                  "target's pools. 'runtime': the application passes it to <name>_run");
+                  "memory pool NAME:SIZE[:runtime][:section=NAME][:tensors=GLOB] (repeatable, first preferred); "
+                  "replaces the target's pools. 'runtime': the application passes it to <name>_run; 'tensors': only "
+                  "activations whose names match the glob may go there");
 }
 
 CompileOptions make_options(const CommonArgs& a) {

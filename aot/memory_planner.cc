@@ -43,6 +43,7 @@ bool place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size
   for (size_t i : order) {
     bool fitted = false;
     for (size_t pool = 0; pool < capacities.size() && !fitted; ++pool) {
+      if (pool < 64 && !(ranges[i].allowed_pools >> pool & 1)) continue;
       p.pools[i] = static_cast<int>(pool);
       int64_t offset = lowest_free_offset(ranges, p, placed, i, static_cast<int>(pool), alignment);
       if (capacities[pool] != 0 && offset + ranges[i].size > capacities[pool]) continue;
@@ -58,10 +59,12 @@ bool place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size
   return true;
 }
 
-// One unbounded arena.
+// One unbounded arena, where every range may go.
 Placement place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size_t>& order, int64_t alignment) {
+  std::vector<LiveRange> anywhere = ranges;
+  for (LiveRange& r : anywhere) r.allowed_pools = ~uint64_t{0};
   Placement p;
-  place_in_order(ranges, order, {0}, alignment, &p);
+  place_in_order(anywhere, order, {0}, alignment, &p);
   return p;
 }
 
@@ -137,8 +140,8 @@ bool place_in_pools(const std::vector<LiveRange>& ranges, const std::vector<int6
                     Placement* placement) {
   Placement single = plan_memory(ranges, alignment);
   if (capacities.empty()) return false;
-  std::vector<int64_t> pool_bytes(capacities.size(), 0);
-  if (capacities[0] == 0 || single.total_bytes <= capacities[0]) {
+  bool all_allowed_in_first = std::all_of(ranges.begin(), ranges.end(), [](const LiveRange& r) { return r.allowed_pools & 1; });
+  if (all_allowed_in_first && (capacities[0] == 0 || single.total_bytes <= capacities[0])) {
     single.pool_bytes.assign(capacities.size(), 0);
     single.pool_bytes[0] = single.total_bytes;
     *placement = single;

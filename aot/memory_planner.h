@@ -17,6 +17,7 @@ struct LiveRange {
   int64_t size = 0;
   int first = 0;  // step that writes it first
   int last = 0;   // step that reads it last
+  uint64_t allowed_pools = ~uint64_t{0};  // bit p set: may be placed in pool p
 };
 
 struct Placement {
@@ -35,8 +36,9 @@ struct Placement {
 Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment);
 
 // Spreads the ranges over pools of the given capacities (0 = unbounded), preferring
-// earlier pools: the best single-arena plan if it fits the first pool, else first-fit
-// over the pools in that plan's order. Returns false if some range fits nowhere.
+// earlier pools and respecting each range's allowed_pools: the best single-arena plan if
+// every range may go to the first pool and it fits there, else first-fit over the pools
+// in that plan's order. Returns false if some range fits nowhere.
 bool place_in_pools(const std::vector<LiveRange>& ranges, const std::vector<int64_t>& capacities, int64_t alignment,
                     Placement* placement);
 

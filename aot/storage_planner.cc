@@ -1,5 +1,7 @@
 #include "aot/storage_planner.h"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <iterator>
 #include <set>
@@ -69,8 +71,27 @@ std::string pool_list(const std::vector<PoolConfig>& pools) {
 
 // The placement into the target's pools, or a CompileError that says what is needed and
 // where the peak is.
+// Bit p set when pool p's tensor glob admits `name`. A tensor no glob names may go to the
+// pools without one.
+uint64_t allowed_pools(const std::vector<PoolConfig>& pools, const std::string& name) {
+  uint64_t named = 0, open = 0;
+  for (size_t p = 0; p < pools.size() && p < 64; ++p) {
+    const std::string& glob = pools[p].tensors;
+    if (glob.empty() || glob == "*") open |= uint64_t{1} << p;
+    else if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) named |= uint64_t{1} << p;
+  }
+  return named | open;
+}
+
 Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storage) {
   std::vector<LiveRange> ranges = arena_and_scratch_ranges(m, storage);
+  size_t index = 0;
+  for (auto& [root, range] : arena_ranges(m, storage)) {
+    ranges[index].allowed_pools = allowed_pools(m.pools, m.graph.tensor(root).name);
+    if (ranges[index++].allowed_pools == 0)
+      throw CompileError("tensor '" + m.graph.tensor(root).name +
+                         "' matches no pool's 'tensors' pattern, and every pool has one (" + pool_list(m.pools) + ")");
+  }
   std::vector<int64_t> capacities;
   for (auto& p : m.pools) capacities.push_back(p.size_bytes);
   Placement placement;

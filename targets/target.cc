@@ -165,7 +165,7 @@ std::vector<std::pair<const toml::key*, const toml::node*>> entries_in_file_orde
 const std::vector<std::string> kTargetKeys = {
     "base", "name", "description", "triple", "cflags", "max_stack_alloca_size",
     "workspace_alignment", "constant_alignment", "word_size", "has_fpu", "pool"};
-const std::vector<std::string> kPoolKeys = {"name", "size", "runtime_provided", "section"};
+const std::vector<std::string> kPoolKeys = {"name", "size", "runtime_provided", "section", "tensors"};
 
 // Reads one target document into a Target, reporting problems against `display_path`.
 class TargetReader {
@@ -299,6 +299,8 @@ class TargetReader {
           pool.runtime_provided = expect_bool(field, key);
         } else if (key == "pool.section") {
           pool.section = expect_string(field, key);
+        } else if (key == "pool.tensors") {
+          pool.tensors = expect_string(field, key);
         } else {
           fail_unknown_key(*key_ptr, key, kPoolKeys);
         }
@@ -480,7 +482,8 @@ PoolConfig parse_pool_spec(const std::string& spec) {
     start = colon + 1;
   }
   auto fail = [&](const std::string& why) -> PoolConfig {
-    throw CompileError("--pool '" + spec + "': " + why + " (expected NAME:SIZE[:runtime][:section=NAME], e.g. sram:256K)");
+    throw CompileError("--pool '" + spec + "': " + why +
+                       " (expected NAME:SIZE[:runtime][:section=NAME][:tensors=GLOB], e.g. sram:256K)");
   };
   if (parts.size() < 2) return fail("missing size");
   PoolConfig pool;
@@ -494,6 +497,8 @@ PoolConfig parse_pool_spec(const std::string& spec) {
       pool.runtime_provided = true;
     } else if (parts[i].rfind("section=", 0) == 0 && parts[i].size() > 8) {
       pool.section = parts[i].substr(8);
+    } else if (parts[i].rfind("tensors=", 0) == 0 && parts[i].size() > 8) {
+      pool.tensors = parts[i].substr(8);
     } else {
       return fail("unknown option '" + parts[i] + "'");
     }

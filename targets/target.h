@@ -16,6 +16,10 @@ struct PoolConfig {
   int64_t size_bytes = 0;      // 0 = unbounded (host)
   bool runtime_provided = false;  // handed in by the application through <name>_run
   std::string section;         // linker section for a static pool ("" = default .bss)
+  // Which activation tensors may live here: a shell glob over tensor names ("" or "*" =
+  // any). Kernel scratch may go anywhere. Tensors that match no pool's glob go to pools
+  // without a glob.
+  std::string tensors;
 };
 
 struct Target {
@@ -38,7 +42,7 @@ struct Target {
 Target load_builtin_target(const std::string& name);
 // Loads a user's target file. Throws CompileError naming the file, line and key.
 Target load_target_file(const std::string& path);
-// Parses a pool given on the command line: NAME:SIZE[:runtime][:section=NAME], where
+// Parses a pool given on the command line: NAME:SIZE[:runtime][:section=NAME][:tensors=GLOB], where
 // SIZE is bytes with an optional K/M/G suffix (powers of 1024) and "runtime" means the
 // application passes the memory to <name>_run instead of the generated code owning it.
 // Throws CompileError naming the problem.

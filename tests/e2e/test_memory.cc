@@ -65,6 +65,21 @@ TEST_F(Memory, TwoPoolsOneProvidedAtRunTime) {
   expect_reference_output({"--pool", "dtcm:64K:section=.dtcm", "--pool", "sram:512K:runtime"});
 }
 
+TEST_F(Memory, PoolsCanBeRestrictedToSomeTensors) {
+  nlohmann::json meta = compile({"--pool", "fast:64K:tensors=*depthwise*", "--pool", "sram:1M"}, "out");
+  int in_fast = 0;
+  for (auto& t : meta["activations"]) {
+    if (t["pool"] != "fast") continue;
+    ++in_fast;
+    EXPECT_NE(t["tensor"].get<std::string>().find("depthwise"), std::string::npos) << t["tensor"];
+  }
+  EXPECT_GT(in_fast, 0);
+  expect_reference_output({"--pool", "fast:64K:tensors=*depthwise*", "--pool", "sram:1M"});
+  Result r = run({"compile", model(), "-o", tmp("bad"), "--pool", "fast:64K:tensors=nothing*"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("matches no pool's 'tensors' pattern"), std::string::npos) << r.output;
+}
+
 // max_stack_alloca_size is 0 on cortex-m4: kernels keep only scalars on the stack, and
 // their temporaries come from the planned workspace. The host keeps small ones on the stack.
 TEST_F(Memory, StackArraysOnHostWorkspaceOnCortexM4) {

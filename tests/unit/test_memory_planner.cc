@@ -59,6 +59,20 @@ TEST(MemoryPlanner, BeatsGreedyBySizeWhereItIsNotOptimal) {
   EXPECT_NE(p.strategy, "greedy-by-size");
 }
 
+TEST(MemoryPlanner, PoolsHonourCapacityAndAllowedPools) {
+  // Two 64-byte tensors live together; pool 0 holds one of them. The third may only go to pool 1.
+  std::vector<LiveRange> r = {{64, 0, 1}, {64, 0, 1}, {32, 2, 2}};
+  r[2].allowed_pools = 0b10;
+  Placement p;
+  ASSERT_TRUE(place_in_pools(r, {64, 0}, 16, &p));
+  EXPECT_NE(p.pools[0], p.pools[1]);
+  EXPECT_EQ(p.pools[2], 1);
+  EXPECT_EQ(p.pool_bytes[0], 64);
+  for (size_t i = 0; i < r.size(); ++i) EXPECT_GE(p.offsets[i], 0);
+  // Nowhere to put a tensor that fits no pool.
+  EXPECT_FALSE(place_in_pools({{128, 0, 0}}, {64, 64}, 16, &p));
+}
+
 TEST(MemoryPlanner, RandomLifetimesAreAlwaysValid) {
   std::mt19937 rng(3);
   for (int trial = 0; trial < 200; ++trial) {
