@@ -136,12 +136,38 @@ class CEmitter {
     if (scalars_.count(b->data.get())) return name;
     Expr flat = 0;
     for (size_t i = 0; i < indices.size(); ++i) flat = flat * make_int(b->shape[i]) + indices[i];
-    return name + "[" + expr(simplify(flat), false) + "]";
+    return name + "[" + expr(simplify(flat)) + "]";
   }
 
-  // Prints an expression; `paren` wraps compound results in parentheses.
-  std::string expr(const Expr& e, bool paren = true) {
-    auto wrap = [paren](const std::string& s) { return paren ? "(" + s + ")" : s; };
+  // C precedence of an expression's top operator; operands that bind looser than their
+  // context get parentheses, so index arithmetic reads `(i0 * 4 + i1) * 5 + i2`.
+  static int precedence(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::kUnary:
+      case ExprKind::kCast: return 14;
+      case ExprKind::kSelect: return 3;
+      case ExprKind::kBinary:
+        switch (e.as<BinaryNode>()->op) {
+          case BinaryOp::kMul: case BinaryOp::kDiv: case BinaryOp::kMod: return 13;
+          case BinaryOp::kAdd: case BinaryOp::kSub: return 12;
+          case BinaryOp::kLT: case BinaryOp::kLE: case BinaryOp::kGT: case BinaryOp::kGE: return 10;
+          case BinaryOp::kEQ: case BinaryOp::kNE: return 9;
+          case BinaryOp::kAnd: return 5;
+          case BinaryOp::kOr: return 4;
+          case BinaryOp::kMin: case BinaryOp::kMax: return 100;  // printed as calls
+        }
+        return 0;
+      default: return 100;  // literals, variables, loads, calls
+    }
+  }
+
+  // Prints `e` in a context that needs at least precedence `context` (0: anywhere).
+  std::string expr(const Expr& e, int context = 0) {
+    std::string text = bare_expr(e);
+    return precedence(e) < context ? "(" + text + ")" : text;
+  }
+
+  std::string bare_expr(const Expr& e) {
     switch (e->kind) {
       case ExprKind::kIntImm: {
         auto* op = e.as<IntImmNode>();
@@ -155,26 +181,30 @@ class CEmitter {
       case ExprKind::kBinary: {
         auto* op = e.as<BinaryNode>();
         if (op->op == BinaryOp::kMin || op->op == BinaryOp::kMax)
-          return helper(op->op == BinaryOp::kMin ? "min" : "max", op->dtype) + "(" + expr(op->a, false) + ", " +
-                 expr(op->b, false) + ")";
+          return helper(op->op == BinaryOp::kMin ? "min" : "max", op->dtype) + "(" + expr(op->a) + ", " + expr(op->b) + ")";
         static const std::map<BinaryOp, const char*> kSym = {
             {BinaryOp::kAdd, "+"}, {BinaryOp::kSub, "-"}, {BinaryOp::kMul, "*"}, {BinaryOp::kDiv, "/"},
             {BinaryOp::kMod, "%"}, {BinaryOp::kEQ, "=="}, {BinaryOp::kNE, "!="}, {BinaryOp::kLT, "<"},
             {BinaryOp::kLE, "<="}, {BinaryOp::kGT, ">"},  {BinaryOp::kGE, ">="}, {BinaryOp::kAnd, "&&"},
             {BinaryOp::kOr, "||"}};
-        return wrap(expr(op->a) + " " + kSym.at(op->op) + " " + expr(op->b));
+        int p = precedence(e);
+        // Left-associative: the right operand needs a tighter binding. Inside || and &&,
+        // comparisons and && get parentheses anyway, as -Wparentheses and readers prefer.
+        int left = p, right = p + 1;
+        if (op->op == BinaryOp::kOr || op->op == BinaryOp::kAnd) left = right = 6;
+        return expr(op->a, left) + " " + kSym.at(op->op) + " " + expr(op->b, right);
       }
       case ExprKind::kUnary: {
         auto* op = e.as<UnaryNode>();
-        return wrap(std::string(op->op == UnaryOp::kNeg ? "-" : "!") + expr(op->a));
+        return std::string(op->op == UnaryOp::kNeg ? "-" : "!") + expr(op->a, 14);
       }
       case ExprKind::kSelect: {
         auto* op = e.as<SelectNode>();
-        return wrap(expr(op->cond) + " ? " + expr(op->true_value) + " : " + expr(op->false_value));
+        return expr(op->cond, 6) + " ? " + expr(op->true_value, 4) + " : " + expr(op->false_value, 3);
       }
       case ExprKind::kCast: {
         auto* op = e.as<CastNode>();
-        return wrap("(" + op->dtype.c_type() + ")" + expr(op->value));
+        return "(" + op->dtype.c_type() + ")" + expr(op->value, 14);
       }
       case ExprKind::kLoad: {
         auto* op = e.as<LoadNode>();
@@ -188,12 +218,12 @@ class CEmitter {
   std::string call_expr(const CallNode* op) {
     if (op->name == builtin::kIsNull) return "(" + expr(op->args[0]) + " == NULL)";
     if (op->name == builtin::kWorkspaceAlloc)
-      return "(" + op->dtype.c_type() + "*)" + op->name + "(" + ctx_->workspace_allocator + ", " + expr(op->args[0], false) + ")";
+      return "(" + op->dtype.c_type() + "*)" + op->name + "(" + ctx_->workspace_allocator + ", " + expr(op->args[0]) + ")";
     if (op->name == builtin::kWorkspaceFree)
-      return op->name + "(" + ctx_->workspace_allocator + ", " + expr(op->args[0], false) + ")";
+      return op->name + "(" + ctx_->workspace_allocator + ", " + expr(op->args[0]) + ")";
     if (op->args.empty()) return op->name;  // a named constant (error codes)
     std::string s = op->name + "(";
-    for (size_t i = 0; i < op->args.size(); ++i) s += (i ? ", " : "") + expr(op->args[i], false);
+    for (size_t i = 0; i < op->args.size(); ++i) s += (i ? ", " : "") + expr(op->args[i]);
     return s + ")";
   }
 
@@ -203,14 +233,14 @@ class CEmitter {
     switch (s->kind) {
       case StmtKind::kStore: {
         auto* op = s.as<StoreNode>();
-        os_ << pad << access(op->buffer, op->indices) << " = " << expr(op->value, false) << ";\n";
+        os_ << pad << access(op->buffer, op->indices) << " = " << expr(op->value) << ";\n";
         break;
       }
       case StmtKind::kFor: {
         auto* op = s.as<ForNode>();
         std::string v = declare(op->var.get(), op->var->name);
         Expr end = simplify(op->min + op->extent);
-        os_ << pad << "for (int32_t " << v << " = " << expr(op->min, false) << "; " << v << " < " << expr(end, false)
+        os_ << pad << "for (int32_t " << v << " = " << expr(op->min) << "; " << v << " < " << expr(end, 11)
             << "; ++" << v << ") {\n";
         stmt(op->body, indent + 1);
         os_ << pad << "}\n";
@@ -219,7 +249,7 @@ class CEmitter {
       }
       case StmtKind::kIf: {
         auto* op = s.as<IfNode>();
-        os_ << pad << "if (" << expr(op->cond, false) << ") {\n";
+        os_ << pad << "if (" << expr(op->cond) << ") {\n";
         stmt(op->then_case, indent + 1);
         if (op->else_case) {
           os_ << pad << "} else {\n";
@@ -267,7 +297,7 @@ class CEmitter {
         break;
       case StmtKind::kLet: {
         auto* op = s.as<LetNode>();
-        std::string value = expr(op->value, false);
+        std::string value = expr(op->value);
         os_ << pad << "{\n";
         std::string name = declare(op->var.get(), op->var->name);
         if (op->var->is_handle) {
@@ -281,10 +311,10 @@ class CEmitter {
         break;
       }
       case StmtKind::kEvaluate:
-        os_ << pad << "(void)" << expr(s.as<EvaluateNode>()->value) << ";\n";
+        os_ << pad << "(void)" << expr(s.as<EvaluateNode>()->value, 14) << ";\n";
         break;
       case StmtKind::kReturn:
-        os_ << pad << "return " << expr(s.as<ReturnNode>()->value, false) << ";\n";
+        os_ << pad << "return " << expr(s.as<ReturnNode>()->value) << ";\n";
         break;
     }
   }
