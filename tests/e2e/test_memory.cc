@@ -35,6 +35,24 @@ class Memory : public ::testing::Test {
   std::unique_ptr<TempDir> dir_;
 };
 
+TEST_F(Memory, ReportTableAndPicture) {
+  Result r = run({"compile", model(), "-o", tmp("out"), "--memory-report"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("memory plan of 'model' for target host"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("lower bound"), std::string::npos);
+  EXPECT_NE(r.output.find("pool workspace"), std::string::npos);
+  nlohmann::json meta = nlohmann::json::parse(read_bytes(tmp("out/metadata.json")));
+  for (const char* key : {"workspace_bytes", "lower_bound_bytes", "constant_bytes", "max_stack_bytes"})
+    EXPECT_TRUE(meta["memory"].contains(key)) << key;
+  // One box per planned tensor, each titled with the tensor's name.
+  std::string svg = read_bytes(tmp("out/memory_plan.svg"));
+  ASSERT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  size_t boxes = 0;
+  for (size_t at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) ++boxes;
+  EXPECT_EQ(boxes, meta["activations"].size());
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
 TEST_F(Memory, ModelThatDoesNotFitSaysWhatItNeedsAndWhere) {
   Result r = run({"compile", model(), "-o", tmp("out"), "--pool", "sram:100K"});
   EXPECT_EQ(r.status, 1);
