@@ -14,8 +14,9 @@
 namespace aotc {
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> kNames = {"import",       "infer_shapes", "fold_constants", "fuse_operators",
-                                                  "remove_dead_nodes", "lower", "simplify", "lower_builtin"};
+  static const std::vector<std::string> kNames = {"import",         "infer_shapes",      "fold_qdq", "fold_constants",
+                                                  "fuse_operators", "remove_dead_nodes", "lower",    "simplify",
+                                                  "lower_builtin"};
   return kNames;
 }
 
@@ -79,7 +80,7 @@ CompiledModel compile_model(const CompileOptions& options) {
   m.target = options.target;
   m.pools = options.pools.empty() ? options.target.pools : options.pools;
   m.in_place = options.in_place;
-  if (m.pools.empty()) m.pools.push_back({"workspace", 0, false, ""});
+  if (m.pools.empty()) m.pools.push_back({"workspace", 0, false, "", ""});
 
   // 1. Import.
   m.graph = import_model(options.model_path);
@@ -88,6 +89,8 @@ CompiledModel compile_model(const CompileOptions& options) {
   // 2. Graph passes.
   infer_shapes(m.graph);
   print.graph("infer_shapes", m.graph);
+  fold_qdq(m.graph);
+  print.graph("fold_qdq", m.graph);
   fold_constants(m.graph);
   print.graph("fold_constants", m.graph);
   fuse_operators(m.graph);

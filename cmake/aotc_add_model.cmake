@@ -32,9 +32,10 @@
 # aotc's toolchains/ directory, or your own. The libraries are built as strict C99.
 #
 # Where aotc comes from, in this order:
-#   - the `aotc` executable target, when aotc is part of the build (add_subdirectory; that
-#     builds aotc with the project's compiler, so it suits host builds and superbuilds, not
-#     a cross-compiled firmware, which uses the package instead);
+#   - the `aotc` executable target, when aotc is part of the build (add_subdirectory). In a
+#     host build that is aotc itself, built with the project's compilers; in a
+#     cross-compiling project (a firmware) it is an imported executable built for the
+#     build machine by a nested host build of aotc's source tree (aotc_host_tool.cmake);
 #   - AOTC_EXECUTABLE, set by aotcConfig.cmake (find_package(aotc));
 #   - `aotc` on the PATH.
 # The runtime sources come from AOTC_RUNTIME_DIR (set by aotcConfig.cmake), else from the

@@ -7,6 +7,7 @@
 
 #include "lowering/builtins.h"
 #include "lowering/fixedpoint.h"
+#include "lowering/quant_onnx.h"
 #include "lowering/quantization.h"
 
 namespace aotc::ir {
@@ -239,6 +240,7 @@ class Interpreter {
       return {0, ::aotc::sat_rounding_doubling_high_mul(a[0], a[1])};
     int32_t fixedpoint_result = 0;
     if (::aotc::evaluate_fixedpoint_call(op->name, a, &fixedpoint_result)) return {0, fixedpoint_result};
+    if (::aotc::evaluate_onnx_quant_call(op->name, a, &fixedpoint_result)) return {0, fixedpoint_result};
     throw std::runtime_error("interpreter: unsupported call " + op->name);
   }
 

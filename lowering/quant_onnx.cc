@@ -40,8 +40,7 @@ CommonShiftMultipliers common_shift_multipliers(float a_factor, float b_factor) 
   while ((int64_t{larger.multiplier} << (headroom + 1)) < (int64_t{1} << 31)) ++headroom;
   int32_t shift = std::min(smaller.shift, larger.shift + headroom);
   larger.multiplier <<= shift - larger.shift;
-  smaller.multiplier =
-      static_cast<int32_t>(aotc_round_shift_half_to_even(smaller.multiplier, smaller.shift - shift));
+  smaller.multiplier = static_cast<int32_t>(aotc_round_shift_half_to_even(smaller.multiplier, smaller.shift - shift));
   return {a.multiplier, b.multiplier, shift};
 }
 

@@ -18,10 +18,19 @@
 // file instead of silently dropped. Tests whose data is not float32 (test_add_uint8,
 // test_edge_pad on int32, ...) are out of scope.
 //
+// Quantized operators (kQuantizedOpsInScope: QuantizeLinear, DequantizeLinear,
+// QLinearConv, QLinearMatMul) are a second list: a single-node test of one of them is in
+// scope whatever its element types, and its integer outputs must match exactly, like
+// every integer output.
+//
 // Frozen operands. aotc compiles static shapes, and a real model always gives Reshape's
 // shape or Pad's pads as a constant. So graph inputs of integer or bool type are frozen:
 // the driver writes a copy of model.onnx in which each such input becomes an initializer
-// holding the test data's value, and passes aotc only the remaining inputs.
+// holding the test data's value, and passes aotc only the remaining inputs. For the
+// quantized operators the frozen inputs are instead exactly the scales and zero points
+// (their input positions are listed with each operator): a quantized model always has
+// them as initializers, and aotc computes requantization constants from them at compile
+// time. Their quantized data inputs stay run-time inputs.
 //
 // Each run is `AOTC_BINARY run MODEL --inputs I1,... --outputs O1,...` with outputs
 // written as .pb into a temporary directory, executed without a shell in its own process
@@ -77,6 +86,14 @@ const std::set<std::string> kOpsInScope = {
     "Add", "AveragePool", "BatchNormalization", "Clip", "Concat", "Conv", "Div", "Dropout",
     "Flatten", "Gemm", "GlobalAveragePool", "HardSigmoid", "HardSwish", "MatMul", "MaxPool",
     "Mul", "Pad", "Relu", "Reshape", "Sigmoid", "Softmax", "Sub", "Tanh", "Transpose",
+};
+
+// Quantized operators, with the input positions of their scales and zero points.
+const std::map<std::string, std::set<int>> kQuantizedOpsInScope = {
+    {"DequantizeLinear", {1, 2}},
+    {"QuantizeLinear", {1, 2}},
+    {"QLinearConv", {1, 2, 4, 5, 6, 7}},
+    {"QLinearMatMul", {1, 2, 4, 5, 6, 7}},
 };
 // clang-format on
 
@@ -294,9 +311,10 @@ NodeTest classify_test(const fs::path& dir) {
   const onnx::GraphProto& graph = model.graph();
   if (graph.node_size() != 1) return test;
   test.op_type = graph.node(0).op_type();
-  test.in_scope = kOpsInScope.count(test.op_type) && graph.input_size() > 0 &&
-                  graph.output_size() > 0 && is_float32_value(graph.input(0)) &&
-                  is_float32_value(graph.output(0));
+  test.in_scope = (kOpsInScope.count(test.op_type) && graph.input_size() > 0 &&
+                   graph.output_size() > 0 && is_float32_value(graph.input(0)) &&
+                   is_float32_value(graph.output(0))) ||
+                  kQuantizedOpsInScope.count(test.op_type);
   return test;
 }
 
@@ -475,14 +493,26 @@ std::string run_data_set(const Options& options, const fs::path& model_path,
            std::to_string(graph->output_size());
   }
 
-  // Freeze integer and bool inputs into initializers (see the comment at the top).
+  // Freeze integer and bool inputs into initializers, or a quantized operator's scales
+  // and zero points (see the comment at the top).
+  std::set<std::string> quantization_parameters;
+  const bool quantized_op =
+      graph->node_size() == 1 && kQuantizedOpsInScope.count(graph->node(0).op_type());
+  if (quantized_op) {
+    const onnx::NodeProto& node = graph->node(0);
+    for (int position : kQuantizedOpsInScope.at(node.op_type())) {
+      if (position < node.input_size()) quantization_parameters.insert(node.input(position));
+    }
+  }
   std::vector<fs::path> runtime_input_files;
   google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> runtime_inputs;
   bool froze_any = false;
   for (int i = 0; i < graph->input_size(); ++i) {
     const onnx::ValueInfoProto& input = graph->input(i);
     const int32_t elem_type = input.type().tensor_type().elem_type();
-    if (!is_integral_or_bool_type(elem_type)) {
+    const bool frozen = quantized_op ? quantization_parameters.count(input.name()) != 0
+                                     : is_integral_or_bool_type(elem_type);
+    if (!frozen) {
       runtime_inputs.Add()->CopyFrom(input);
       runtime_input_files.push_back(input_files[static_cast<size_t>(i)]);
       continue;
@@ -671,7 +701,9 @@ int run_main(int argc, char** argv) {
       ++count_by_op[test->op_type];
     }
     std::printf("\nin scope per op:\n");
-    for (const std::string& op : kOpsInScope) {
+    std::set<std::string> ops_in_scope = kOpsInScope;
+    for (const auto& [op, positions] : kQuantizedOpsInScope) ops_in_scope.insert(op);
+    for (const std::string& op : ops_in_scope) {
       std::printf("  %-20s %d\n", op.c_str(), count_by_op.count(op) ? count_by_op[op] : 0);
     }
     std::printf("%zu of %zu tests in scope\n", in_scope.size(), all_tests.size());

@@ -47,8 +47,10 @@ constexpr const char* kClampMax = "aotc.clamp_max";
 
 bool is_8bit(DataType t) { return (t.is_int() || t.is_uint()) && t.bits == 8; }
 
-// A DequantizeLinear whose scale and zero point are constants.
-struct Dequantized {
+// A quantized tensor as a QDQ graph describes it: the integer values, and the constant
+// scale and zero point of the DequantizeLinear (or QuantizeLinear) that relates them to
+// float values.
+struct QuantizedTensor {
   TensorId values = kNoTensor;
   TensorId scale = kNoTensor;
   TensorId zero_point = kNoTensor;  // may be absent
@@ -85,26 +87,28 @@ class QdqFolder {
     return !g_.is_graph_output(id) && readers.size() == 1 && static_cast<size_t>(readers[0]) == reader;
   }
 
-  std::optional<Dequantized> dequantized(TensorId id) const;
-  std::optional<Node> fold_conv(const Node& conv, const Dequantized& x, const Dequantized& y);
-  std::optional<Node> fold_matmul(const Node& matmul, const Dequantized& a, const Dequantized& y);
-  std::optional<Node> fold_gemm(const Node& gemm, const Dequantized& a, const Dequantized& y);
-  std::optional<Node> fold_add(const Node& add, const Dequantized& y);
-  std::optional<TensorId> accumulator_bias(const Node& anchor, TensorId bias, const Dequantized& x,
-                                           const Dequantized& w, int64_t channels);
-  bool set_activation_clamp(const Node& activation, const Dequantized& y, Node* folded) const;
+  // The quantized tensor behind float tensor `id`, if a DequantizeLinear with constant
+  // parameters produces it.
+  std::optional<QuantizedTensor> dequantized(TensorId id) const;
+  std::optional<Node> fold_conv(const Node& conv, const QuantizedTensor& x, const QuantizedTensor& y);
+  std::optional<Node> fold_matmul(const Node& matmul, const QuantizedTensor& a, const QuantizedTensor& y);
+  std::optional<Node> fold_gemm(const Node& gemm, const QuantizedTensor& a, const QuantizedTensor& y);
+  std::optional<Node> fold_add(const Node& add, const QuantizedTensor& y);
+  std::optional<TensorId> accumulator_bias(const Node& anchor, TensorId bias, const QuantizedTensor& x,
+                                           const QuantizedTensor& w, int64_t channels);
+  bool set_activation_clamp(const Node& activation, const QuantizedTensor& y, Node* folded) const;
   TensorId transposed_constant(TensorId id);
 
   Graph& g_;
   std::map<TensorId, size_t> producer_;
 };
 
-std::optional<Dequantized> QdqFolder::dequantized(TensorId id) const {
+std::optional<QuantizedTensor> QdqFolder::dequantized(TensorId id) const {
   auto p = producer_of(id);
   if (!p) return std::nullopt;
   const Node& dq = g_.nodes[*p];
   if (dq.op != "DequantizeLinear" || dq.outputs.size() != 1) return std::nullopt;
-  Dequantized d;
+  QuantizedTensor d;
   d.values = dq.input(0);
   d.scale = dq.input(1);
   d.zero_point = dq.input(2);
@@ -124,7 +128,7 @@ std::optional<Dequantized> QdqFolder::dequantized(TensorId id) const {
 
 // Q(v) for a real v, exactly as QuantizeLinear computes it: float32 division, rounding
 // half to even, saturation to the output type.
-int64_t quantize_value(double v, const Dequantized& y, DataType type) {
+int64_t quantize_value(double v, const QuantizedTensor& y, DataType type) {
   float scaled = static_cast<float>(v) / static_cast<float>(y.scales[0]);
   double q = static_cast<double>(std::nearbyint(scaled)) + static_cast<double>(y.zero_points[0]);
   int64_t lo = type.is_uint() ? 0 : -(int64_t{1} << (type.bits - 1));
@@ -133,7 +137,7 @@ int64_t quantize_value(double v, const Dequantized& y, DataType type) {
 }
 
 // A Relu or a Clip with constant bounds as the folded node's output range.
-bool QdqFolder::set_activation_clamp(const Node& activation, const Dequantized& y, Node* folded) const {
+bool QdqFolder::set_activation_clamp(const Node& activation, const QuantizedTensor& y, Node* folded) const {
   DataType type = g_.tensor(folded->outputs[0]).dtype;
   if (activation.op == "Relu") {
     folded->attrs[kClampMin] = quantize_value(0.0, y, type);
@@ -160,14 +164,14 @@ bool QdqFolder::set_activation_clamp(const Node& activation, const Dequantized& 
 // The bias of a Conv or Gemm as an int32 tensor [channels] at the accumulator's scale
 // float32(x_scale * w_scale[c]). nullopt if it is neither a constant float tensor nor a
 // DequantizeLinear of constant integers, or does not fit in int32.
-std::optional<TensorId> QdqFolder::accumulator_bias(const Node& anchor, TensorId bias, const Dequantized& x,
-                                                    const Dequantized& w, int64_t channels) {
+std::optional<TensorId> QdqFolder::accumulator_bias(const Node& anchor, TensorId bias, const QuantizedTensor& x,
+                                                    const QuantizedTensor& w, int64_t channels) {
   std::vector<double> accumulator_scales;
   for (int64_t c = 0; c < channels; ++c) {
     float ws = static_cast<float>(w.scales.size() == 1 ? w.scales[0] : w.scales[static_cast<size_t>(c)]);
     accumulator_scales.push_back(static_cast<double>(static_cast<float>(x.scales[0]) * ws));
   }
-  std::optional<Dequantized> dq = dequantized(bias);
+  std::optional<QuantizedTensor> dq = dequantized(bias);
   const Tensor& source = g_.tensor(dq ? dq->values : bias);
   if (!source.is_constant() || source.num_elements() != channels) return std::nullopt;
   // Per-axis scales run along the channels, the last axis ([M] for Conv, [N] or [1, N] for Gemm).
@@ -185,7 +189,8 @@ std::optional<TensorId> QdqFolder::accumulator_bias(const Node& anchor, TensorId
       size_t p = dq->scales.size() == 1 ? 0 : k;
       double stored = static_cast<double>(source.element_as_int(c) - dq->zero_points[p]);
       // The common case, bias quantized at the accumulator's scale, stays bit-exact.
-      q = dq->scales[p] == accumulator_scales[k] ? stored : std::nearbyint(stored * dq->scales[p] / accumulator_scales[k]);
+      q = dq->scales[p] == accumulator_scales[k] ? stored
+                                                 : std::nearbyint(stored * dq->scales[p] / accumulator_scales[k]);
     } else {
       q = std::nearbyint(source.element_as_double(c) / accumulator_scales[k]);
     }
@@ -207,20 +212,20 @@ TensorId QdqFolder::transposed_constant(TensorId id) {
   std::vector<uint8_t> bytes(t.data->size());
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
-      std::memcpy(&bytes[static_cast<size_t>((c * rows + r) * size)], &(*t.data)[static_cast<size_t>((r * cols + c) * size)],
-                  static_cast<size_t>(size));
+      std::memcpy(&bytes[static_cast<size_t>((c * rows + r) * size)],
+                  &(*t.data)[static_cast<size_t>((r * cols + c) * size)], static_cast<size_t>(size));
   std::string name = t.name + "_transposed";
   DataType dtype = t.dtype;
   return g_.add_constant(name, dtype, {cols, rows}, std::move(bytes));
 }
 
 // The inputs (scale, zero point) of a folded node for `d`.
-void append_params(Node* n, const Dequantized& d) {
+void append_params(Node* n, const QuantizedTensor& d) {
   n->inputs.push_back(d.scale);
   n->inputs.push_back(d.zero_point);
 }
 
-std::optional<Node> QdqFolder::fold_conv(const Node& conv, const Dequantized& x, const Dequantized& y) {
+std::optional<Node> QdqFolder::fold_conv(const Node& conv, const QuantizedTensor& x, const QuantizedTensor& y) {
   auto w = dequantized(conv.input(1));
   if (!w || !g_.tensor(w->values).is_constant() || !is_8bit(g_.tensor(w->values).dtype)) return std::nullopt;
   int64_t out_channels = g_.tensor(w->values).shape.at(0);
@@ -242,7 +247,7 @@ std::optional<Node> QdqFolder::fold_conv(const Node& conv, const Dequantized& x,
   return folded;
 }
 
-std::optional<Node> QdqFolder::fold_matmul(const Node& matmul, const Dequantized& a, const Dequantized& y) {
+std::optional<Node> QdqFolder::fold_matmul(const Node& matmul, const QuantizedTensor& a, const QuantizedTensor& y) {
   auto b = dequantized(matmul.input(1));
   if (!b || !is_8bit(g_.tensor(b->values).dtype)) return std::nullopt;
   const std::vector<int64_t>& b_shape = g_.tensor(b->values).shape;
@@ -262,7 +267,7 @@ std::optional<Node> QdqFolder::fold_matmul(const Node& matmul, const Dequantized
 
 // Gemm(A, B, C) with alpha = beta = 1 and A not transposed: B' = B or B^T (a constant,
 // transposed here) is [K, N], quantized per tensor or per column; C is a bias [N].
-std::optional<Node> QdqFolder::fold_gemm(const Node& gemm, const Dequantized& a, const Dequantized& y) {
+std::optional<Node> QdqFolder::fold_gemm(const Node& gemm, const QuantizedTensor& a, const QuantizedTensor& y) {
   if (gemm.attr_int("transA", 0) != 0 || gemm.attr_float("alpha", 1.0) != 1.0) return std::nullopt;
   if (gemm.input(2) != kNoTensor && gemm.attr_float("beta", 1.0) != 1.0) return std::nullopt;
   auto w = dequantized(gemm.input(1));
@@ -273,6 +278,13 @@ std::optional<Node> QdqFolder::fold_gemm(const Node& gemm, const Dequantized& a,
   int64_t columns = trans_b ? w_shape[0] : w_shape[1], column_axis = trans_b ? 0 : 1;
   if (w->scales.size() != 1 && (w->axis != column_axis || static_cast<int64_t>(w->scales.size()) != columns))
     return std::nullopt;
+  std::optional<TensorId> bias;
+  if (gemm.input(2) != kNoTensor) {
+    std::vector<int64_t> c_shape = g_.tensor(gemm.input(2)).shape;
+    if (c_shape != std::vector<int64_t>{columns} && c_shape != std::vector<int64_t>{1, columns}) return std::nullopt;
+    bias = accumulator_bias(gemm, gemm.input(2), a, *w, columns);
+    if (!bias) return std::nullopt;
+  }
   Node folded;
   folded.op = "QLinearMatMul";
   folded.inputs = {a.values};
@@ -280,17 +292,11 @@ std::optional<Node> QdqFolder::fold_gemm(const Node& gemm, const Dequantized& a,
   folded.inputs.push_back(trans_b ? transposed_constant(w->values) : w->values);
   append_params(&folded, *w);
   append_params(&folded, y);
-  if (gemm.input(2) != kNoTensor) {
-    std::vector<int64_t> c_shape = g_.tensor(gemm.input(2)).shape;
-    if (c_shape != std::vector<int64_t>{columns} && c_shape != std::vector<int64_t>{1, columns}) return std::nullopt;
-    auto bias = accumulator_bias(gemm, gemm.input(2), a, *w, columns);
-    if (!bias) return std::nullopt;
-    folded.inputs.push_back(*bias);
-  }
+  if (bias) folded.inputs.push_back(*bias);
   return folded;
 }
 
-std::optional<Node> QdqFolder::fold_add(const Node& add, const Dequantized& y) {
+std::optional<Node> QdqFolder::fold_add(const Node& add, const QuantizedTensor& y) {
   auto a = dequantized(add.input(0)), b = dequantized(add.input(1));
   if (!a || !b || a->scales.size() != 1 || b->scales.size() != 1) return std::nullopt;
   if (!is_8bit(g_.tensor(a->values).dtype) || !is_8bit(g_.tensor(b->values).dtype)) return std::nullopt;
@@ -307,8 +313,9 @@ std::optional<Node> QdqFolder::fold_add(const Node& add, const Dequantized& y) {
 bool QdqFolder::fold_at(size_t q) {
   const Node& quantize = g_.nodes[q];
   if (quantize.op != "QuantizeLinear" || quantize.outputs.size() != 1) return false;
-  // The output, as if it were dequantized: its scale and zero point.
-  Dequantized y;
+  // The folded node's output: Q's output, scale and zero point.
+  QuantizedTensor y;
+  y.values = quantize.outputs[0];
   y.scale = quantize.input(1);
   y.zero_point = quantize.input(2);
   if (y.scale == kNoTensor || !g_.tensor(y.scale).is_constant() || g_.tensor(y.scale).num_elements() != 1) return false;

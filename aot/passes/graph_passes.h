@@ -1,6 +1,8 @@
 // The graph passes, in the order the pipeline runs them. Each has its own file.
 //
 //   infer_shapes       types and static shapes of every tensor, from the operator table
+//   fold_qdq           DequantizeLinear -> Conv/MatMul/Gemm/Add -> QuantizeLinear patterns
+//                      into integer kernels (before fold_constants dequantizes the weights)
 //   fold_constants     nodes whose inputs are all constant become constants
 //   fuse_operators     BatchNormalization into Conv; elementwise operators into the
 //                      kernel that produces their input (bias, activation, chains)
@@ -12,6 +14,7 @@
 namespace aotc {
 
 void infer_shapes(Graph& g);
+void fold_qdq(Graph& g);
 void fold_constants(Graph& g);
 void fuse_operators(Graph& g);
 void remove_dead_nodes(Graph& g);

@@ -73,7 +73,8 @@ QuantParams read_quant_params(const Graph& g, const Node& node, size_t scale_ind
   QuantParams q;
   q.type = type;
   for (double s : scale.floats()) {
-    if (!(s > 0) || !std::isfinite(s)) node_error(node, "scale '" + scale.name + "' holds " + std::to_string(s) + "; scales must be positive");
+    if (!(s > 0) || !std::isfinite(s))
+      node_error(node, "scale '" + scale.name + "' holds " + std::to_string(s) + "; scales must be positive");
     q.scales.push_back(static_cast<float>(s));
   }
   TensorId zp_id = node.input(zero_point_index);
@@ -83,7 +84,8 @@ QuantParams read_quant_params(const Graph& g, const Node& node, size_t scale_ind
   }
   const Tensor& zp = g.tensor(zp_id);
   if (zp.dtype != type)
-    node_error(node, "zero point '" + zp.name + "' is " + zp.dtype.str() + " but the quantized values are " + type.str());
+    node_error(node,
+               "zero point '" + zp.name + "' is " + zp.dtype.str() + " but the quantized values are " + type.str());
   if (!zp.is_constant()) node_error(node, "zero point '" + zp.name + "' must be a constant (an initializer)");
   if (zp.num_elements() != scale.num_elements())
     node_error(node, "scale '" + scale.name + "' and zero point '" + zp.name + "' have different shapes " +
@@ -96,7 +98,8 @@ QuantParams read_quant_params(const Graph& g, const Node& node, size_t scale_ind
 DataType output_quantized_type(const Graph& g, const Node& node, size_t zero_point_index) {
   TensorId zp = node.input(zero_point_index);
   DataType t = zp == kNoTensor ? DataType::UInt(8) : g.tensor(zp).dtype;
-  if (!is_quantized_type(t)) node_error(node, "quantized type " + t.str() + " is not supported (8- and 16-bit integers)");
+  if (!is_quantized_type(t))
+    node_error(node, "quantized type " + t.str() + " is not supported (8- and 16-bit integers)");
   return t;
 }
 
@@ -127,7 +130,8 @@ class ChannelConstants {
   Expr at(Handle handle, const Expr& channel) const {
     const Table& t = tables_.at(handle);
     if (t.values.size() == 1)
-      return t.type.is_float() ? ir::make_float(t.values[0], t.type) : ir::make_int(static_cast<int64_t>(t.values[0]), t.type);
+      return t.type.is_float() ? ir::make_float(t.values[0], t.type)
+                               : ir::make_int(static_cast<int64_t>(t.values[0]), t.type);
     return ir::load(t.buffer, {channel});
   }
 
@@ -163,7 +167,8 @@ int64_t quantization_axis(const Graph& g, const Node& node, const Tensor& x) {
   const Tensor& scale = require_input(g, node, 1);
   if (node.attr_int("block_size", 0) != 0) node_error(node, "blocked quantization (block_size) is not supported");
   if (scale.num_elements() == 1) return -1;
-  if (g.opset != 0 && g.opset < 13) node_error(node, "per-axis scales need opset 13 (the model imports opset " + std::to_string(g.opset) + ")");
+  if (g.opset != 0 && g.opset < 13)
+    node_error(node, "per-axis scales need opset 13 (the model imports opset " + std::to_string(g.opset) + ")");
   int64_t rank = static_cast<int64_t>(x.shape.size());
   int64_t axis = normalize_axis(node, node.attr_int("axis", 1), rank);
   if (scale.shape.size() != 1 || scale.shape[0] != x.shape[static_cast<size_t>(axis)])
@@ -189,7 +194,8 @@ void infer_dequantize_linear(Graph& g, Node& node) {
   if (node.attr_int("output_dtype", 0) != 0) node_error(node, "the output_dtype attribute is not supported");
   quantization_axis(g, node, x);
   QuantParams q = read_quant_params(g, node, 1, 2, x.dtype);
-  if (x.dtype == DataType::Int(32) && std::any_of(q.zero_points.begin(), q.zero_points.end(), [](int32_t z) { return z != 0; }))
+  if (x.dtype == DataType::Int(32) &&
+      std::any_of(q.zero_points.begin(), q.zero_points.end(), [](int32_t z) { return z != 0; }))
     node_error(node, "int32 values cannot have a nonzero zero point");
   set_output(g, node, 0, DataType::Float32(), x.shape);
 }
@@ -218,9 +224,9 @@ LoweredOp lower_linear_conversion(const Graph& g, const Node& node, const std::s
 std::vector<double> as_doubles(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
 std::vector<double> as_doubles(const std::vector<int32_t>& v) { return std::vector<double>(v.begin(), v.end()); }
 
-// y = saturate(round_half_even(x / scale) + zero_point). Rounding and clamping happen in
-// float, so that values beyond the int32 range saturate instead of overflowing the
-// conversion to an integer.
+// y = saturate(round_half_even(x / scale) + zero_point), the division in float32 as ONNX
+// defines it. Rounding and clamping happen in float, so that values beyond the int32
+// range saturate instead of overflowing the conversion to an integer.
 LoweredOp lower_quantize_linear(const Graph& g, const Node& node, const std::string& func_name) {
   DataType out_type = g.tensor(node.outputs[0]).dtype;
   QuantParams q = read_quant_params(g, node, 1, 2, out_type);
@@ -229,8 +235,11 @@ LoweredOp lower_quantize_linear(const Graph& g, const Node& node, const std::str
   auto scale = constants.add("scale", DataType::Float32(), as_doubles(q.scales));
   auto zero_point = constants.add("zero_point", DataType::Float32(), as_doubles(q.zero_points));
   return lower_linear_conversion(g, node, func_name, constants, [&](const Expr& x, const Expr& c) {
-    Expr rounded = ir::call("nearbyintf", {x / constants.at(scale, c)}, DataType::Float32()) + constants.at(zero_point, c);
-    Expr clamped = ir::min(ir::max(rounded, ir::make_float(static_cast<double>(range.min))),
+    Expr rounded =
+        ir::call("nearbyintf", {x / constants.at(scale, c)}, DataType::Float32()) + constants.at(zero_point, c);
+    // max(min, NaN) is min (see ir::max), so NaN saturates to the type's minimum instead of
+    // reaching the conversion, where it would be undefined behaviour in C.
+    Expr clamped = ir::min(ir::max(ir::make_float(static_cast<double>(range.min)), rounded),
                            ir::make_float(static_cast<double>(range.max)));
     return ir::cast(out_type, ir::cast(DataType::Int(32), clamped));
   });
@@ -301,13 +310,16 @@ class Requantizer {
   ChannelConstants::Handle multiplier_ = 0, shift_ = 0;
 };
 
-// x_scale * w_scale[c] / y_scale in float32, in that order, as ONNX Runtime and the ONNX
-// reference implementation compute it; one factor per channel of w (or one).
-std::vector<float> product_factors(const QuantParams& x, const QuantParams& w, const QuantParams& y) {
+// The requantization factors a_scale[i] * b_scale[j] / y_scale, in float32 and in that
+// order, as ONNX Runtime and the ONNX reference implementation compute them: one per pair
+// (i, j), row-major (one per output channel for a convolution, whose input has one scale).
+std::vector<float> product_factors(const QuantParams& a, const QuantParams& b, const QuantParams& y) {
   std::vector<float> factors;
-  for (float ws : w.scales) {
-    float product = x.scales[0] * ws;
-    factors.push_back(product / y.scales[0]);
+  for (float as : a.scales) {
+    for (float bs : b.scales) {
+      float product = as * bs;
+      factors.push_back(product / y.scales[0]);
+    }
   }
   return factors;
 }
@@ -332,9 +344,11 @@ ir::Buffer optional_bias(const Graph& g, const Node& node, KernelBuilder& kb, si
   TensorId id = node.input(index);
   if (id == kNoTensor) return nullptr;
   const Tensor& b = require_input(g, node, index);
-  if (b.dtype != DataType::Int(32)) node_error(node, "bias '" + b.name + "' is " + b.dtype.str() + "; int32 is required");
+  if (b.dtype != DataType::Int(32))
+    node_error(node, "bias '" + b.name + "' is " + b.dtype.str() + "; int32 is required");
   if (b.num_elements() != count || b.shape.size() != 1)
-    node_error(node, "bias '" + b.name + "' has shape " + shape_str(b.shape) + "; expected [" + std::to_string(count) + "]");
+    node_error(node,
+               "bias '" + b.name + "' has shape " + shape_str(b.shape) + "; expected [" + std::to_string(count) + "]");
   return kb.input(index, "bias");
 }
 
@@ -366,7 +380,8 @@ QConvGeometry qconv_geometry(const Graph& g, const Node& node) {
   geo.out_per_group = geo.out_channels / geo.groups;
   std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
   if (node.has_attr("kernel_shape") && node.attr_ints("kernel_shape") != kernel)
-    node_error(node, "kernel_shape " + shape_str(node.attr_ints("kernel_shape")) + " does not match w " + shape_str(w.shape));
+    node_error(node,
+               "kernel_shape " + shape_str(node.attr_ints("kernel_shape")) + " does not match w " + shape_str(w.shape));
   std::vector<int64_t> extents(x.shape.begin() + 2, x.shape.end());
   geo.axes = resolve_window(node, extents, kernel, WindowKind::kConvolution);
   geo.output_shape = windowed_output_shape(x.shape, geo.out_channels, geo.axes);
@@ -422,18 +437,19 @@ LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, const std::string
       Expr n = out_index[0], oc = out_index[1];
       std::vector<Expr> out_pos(out_index.begin() + 2, out_index.end());
       ir::Var ic = ir::make_var("ic");
-      Expr channel = geo.groups == 1 ? ir::var_expr(ic) : (oc / geo.out_per_group) * geo.in_per_group + ir::var_expr(ic);
+      Expr channel =
+          geo.groups == 1 ? ir::var_expr(ic) : (oc / geo.out_per_group) * geo.in_per_group + ir::var_expr(ic);
       auto sum = [&](const Accumulator& acc) {
         // Taps in the padding hold the real value 0, the zero point: they add nothing.
-        ir::Stmt window = for_each_tap(geo.axes, out_pos, [&](const std::vector<Expr>& kernel_pos,
-                                                             const std::vector<Expr>& input_pos) {
+        auto tap = [&](const std::vector<Expr>& kernel_pos, const std::vector<Expr>& input_pos) {
           std::vector<Expr> x_index = {n, channel}, w_index = {oc, ir::var_expr(ic)};
           x_index.insert(x_index.end(), input_pos.begin(), input_pos.end());
           w_index.insert(w_index.end(), kernel_pos.begin(), kernel_pos.end());
           Expr term = centered(ir::load(x, x_index), p.x, constants, x_zero_point, 0) *
                       centered(ir::load(w, w_index), p.w, constants, w_zero_point, oc);
           return acc.set(acc.value() + term);
-        });
+        };
+        ir::Stmt window = for_each_tap(geo.axes, out_pos, tap);
         return ir::for_loop(ic, 0, geo.in_per_group, window);
       };
       auto write = [&](const Expr& total) {
@@ -467,7 +483,8 @@ QMatMulShape qmatmul_shape(const Graph& g, const Node& node) {
   QMatMulShape s;
   s.m = a[a.size() - 2], s.k = a.back(), s.n = b.back();
   if (b[b.size() - 2] != s.k) node_error(node, "inner dimensions differ: " + shape_str(a) + " x " + shape_str(b));
-  s.output = broadcast_shapes(node, std::vector<int64_t>(a.begin(), a.end() - 2), std::vector<int64_t>(b.begin(), b.end() - 2));
+  s.output = broadcast_shapes(node, std::vector<int64_t>(a.begin(), a.end() - 2),
+                              std::vector<int64_t>(b.begin(), b.end() - 2));
   s.output.push_back(s.m);
   s.output.push_back(s.n);
   return s;
@@ -483,9 +500,11 @@ QMatMulParams qmatmul_params(const Graph& g, const Node& node, const QMatMulShap
   p.b = read_quant_params(g, node, 4, 5, g.tensor(node.inputs[3]).dtype);
   p.y = read_quant_params(g, node, 6, 7, output_quantized_type(g, node, 7));
   if (!p.a.per_tensor() && static_cast<int64_t>(p.a.scales.size()) != s.m)
-    node_error(node, "a has " + std::to_string(p.a.scales.size()) + " scales; expected 1 or one per row (" + std::to_string(s.m) + ")");
+    node_error(node, "a has " + std::to_string(p.a.scales.size()) + " scales; expected 1 or one per row (" +
+                         std::to_string(s.m) + ")");
   if (!p.b.per_tensor() && static_cast<int64_t>(p.b.scales.size()) != s.n)
-    node_error(node, "b has " + std::to_string(p.b.scales.size()) + " scales; expected 1 or one per column (" + std::to_string(s.n) + ")");
+    node_error(node, "b has " + std::to_string(p.b.scales.size()) + " scales; expected 1 or one per column (" +
+                         std::to_string(s.n) + ")");
   if (!p.y.per_tensor()) node_error(node, "y must be quantized per tensor");
   return p;
 }
@@ -510,14 +529,10 @@ LoweredOp lower_qlinear_matmul(const Graph& g, const Node& node, const std::stri
   ir::Buffer bias = optional_bias(g, node, kb, 8, s.n);
   ir::Buffer y = kb.output(0, "y");
 
-  // One factor per (row scale, column scale) pair, row-major.
-  std::vector<float> factors;
-  for (float as : p.a.scales)
-    for (float bs : p.b.scales) factors.push_back(as * bs / p.y.scales[0]);
   ChannelConstants constants;
   auto a_zero_point = constants.add("a_zero_point", DataType::Int(32), as_doubles(p.a.zero_points));
   auto b_zero_point = constants.add("b_zero_point", DataType::Int(32), as_doubles(p.b.zero_points));
-  Requantizer requantize(factors, &constants);
+  Requantizer requantize(product_factors(p.a, p.b, p.y), &constants);
   OutputStage output(node, p.y);
 
   std::vector<std::string> names;
@@ -529,7 +544,7 @@ LoweredOp lower_qlinear_matmul(const Graph& g, const Node& node, const std::stri
       std::vector<Expr> batch(out_index.begin(), out_index.end() - 2);
       Expr m = out_index[out_index.size() - 2], n = out_index.back();
       Expr row = p.a.per_tensor() ? Expr(0) : m, column = p.b.per_tensor() ? Expr(0) : n;
-      Expr factor_index = p.b.per_tensor() ? row : row * static_cast<int64_t>(p.b.scales.size()) + column;
+      Expr factor_index = row * static_cast<int64_t>(p.b.scales.size()) + column;  // as in product_factors
       auto sum = [&](const Accumulator& acc) {
         ir::Var k = ir::make_var("k");
         std::vector<Expr> a_index = batch, b_index = batch;
@@ -566,7 +581,8 @@ QAddParams qadd_params(const Graph& g, const Node& node) {
   p.a = read_quant_params(g, node, 1, 2, g.tensor(node.inputs[0]).dtype);
   p.b = read_quant_params(g, node, 4, 5, g.tensor(node.inputs[3]).dtype);
   p.y = read_quant_params(g, node, 6, 7, output_quantized_type(g, node, 7));
-  if (!p.a.per_tensor() || !p.b.per_tensor() || !p.y.per_tensor()) node_error(node, "a, b and y must be quantized per tensor");
+  if (!p.a.per_tensor() || !p.b.per_tensor() || !p.y.per_tensor())
+    node_error(node, "a, b and y must be quantized per tensor");
   return p;
 }
 
@@ -581,7 +597,8 @@ LoweredOp lower_qlinear_add(const Graph& g, const Node& node, const std::string&
   KernelBuilder kb(g, node, func_name);
   const Tensor& out = g.tensor(node.outputs[0]);
   std::vector<int64_t> shape = out.shape.empty() ? std::vector<int64_t>{1} : out.shape;
-  CommonShiftMultipliers factors = common_shift_multipliers(p.a.scales[0] / p.y.scales[0], p.b.scales[0] / p.y.scales[0]);
+  CommonShiftMultipliers factors =
+      common_shift_multipliers(p.a.scales[0] / p.y.scales[0], p.b.scales[0] / p.y.scales[0]);
   OutputStage output(node, p.y);
   // Element i of y reads element i of a same-shaped, same-sized operand only.
   for (size_t i : {size_t{0}, size_t{3}}) {
@@ -599,19 +616,11 @@ LoweredOp lower_qlinear_add(const Graph& g, const Node& node, const std::string&
 
 // ---------------------------------------------------------------- registration
 
-OpDef quantized_op(std::function<void(Graph&, Node&)> infer,
-                   std::function<LoweredOp(const Graph&, const Node&, const std::string&)> lower) {
-  OpDef def;
-  def.infer = std::move(infer);
-  def.lower = std::move(lower);
-  return def;
-}
-
-AOTC_REGISTER_OP("QuantizeLinear", quantized_op(infer_quantize_linear, lower_quantize_linear));
-AOTC_REGISTER_OP("DequantizeLinear", quantized_op(infer_dequantize_linear, lower_dequantize_linear));
-AOTC_REGISTER_OP("QLinearConv", quantized_op(infer_qlinear_conv, lower_qlinear_conv));
-AOTC_REGISTER_OP("QLinearMatMul", quantized_op(infer_qlinear_matmul, lower_qlinear_matmul));
-AOTC_REGISTER_OP("aotc.QLinearAdd", quantized_op(infer_qlinear_add, lower_qlinear_add));
+AOTC_REGISTER_OP("QuantizeLinear", kernel_op(infer_quantize_linear, lower_quantize_linear));
+AOTC_REGISTER_OP("DequantizeLinear", kernel_op(infer_dequantize_linear, lower_dequantize_linear));
+AOTC_REGISTER_OP("QLinearConv", kernel_op(infer_qlinear_conv, lower_qlinear_conv));
+AOTC_REGISTER_OP("QLinearMatMul", kernel_op(infer_qlinear_matmul, lower_qlinear_matmul));
+AOTC_REGISTER_OP("aotc.QLinearAdd", kernel_op(infer_qlinear_add, lower_qlinear_add));
 
 }  // namespace
 }  // namespace aotc

@@ -1,17 +1,39 @@
-# installed_package_test.cmake: the ctest case firmware_installed_package.
+# installed_package_test.cmake: the ctest cases firmware_installed_package and
+# firmware_add_subdirectory.
 #
-# Installs aotc (`cmake --install`) into a temporary prefix, copies the project in
-# tests/firmware/two_models (plus the example's startup code and linker script) to a
-# temporary directory outside the source tree, and builds it for the Cortex-M4 with
-# nothing but the installed package: find_package(aotc), the installed toolchain file and
-# aotc_add_model() for two models in one image. Then runs the image on QEMU (both models
-# must match TFLM's reference outputs), and checks the build dependencies: a second build
-# does nothing, and touching the project's target file re-runs aotc.
+# Copies the project in tests/firmware/two_models (plus the example's startup code and
+# linker script) to a temporary directory outside the source tree and builds it for the
+# Cortex-M4: two models in one image through aotc_add_model(), one by built-in target name,
+# one by a target file of the project's own. aotc comes
+#   MODE=installed (default)  from `cmake --install` into a temporary prefix, and nothing
+#                             else: find_package(aotc), the installed toolchain file;
+#   MODE=add_subdirectory     from aotc's source tree: add_subdirectory(AOTC_SOURCE_DIR),
+#                             which builds the host aotc once in a nested host build
+#                             (<build>/aotc/host), while the project cross-compiles with the
+#                             source tree's toolchain file.
+# Then runs the image on QEMU (both models must match TFLM's reference outputs: the
+# firmware compares, and this script compares the printed bytes with output_0.bin again),
+# and checks the build dependencies: a second build does nothing, and touching the
+# project's target file re-runs aotc for that model only.
 #
-#   cmake -DAOTC_BUILD_DIR=<build> -DAOTC_SOURCE_DIR=<src> -DMODELS_DIR=<shared models>
-#         [-DTOOLCHAIN=cortex-m4-gcc] [-DGENERATOR=Ninja] [-DKEEP=ON] -P installed_package_test.cmake
+#   cmake -DAOTC_SOURCE_DIR=<src> -DMODELS_DIR=<shared models> [-DAOTC_BUILD_DIR=<build>]
+#         [-DMODE=installed|add_subdirectory] [-DTOOLCHAIN=cortex-m4-gcc] [-DGENERATOR=Ninja]
+#         [-DKEEP=ON] -P installed_package_test.cmake
+# (AOTC_BUILD_DIR, the build to install, is needed for MODE=installed only.)
+# The builds run one job at a time; the nested host build of aotc gets
+# CMAKE_BUILD_PARALLEL_LEVEL from the environment (2 if unset).
 cmake_minimum_required(VERSION 3.20)
-foreach(var AOTC_BUILD_DIR AOTC_SOURCE_DIR MODELS_DIR)
+if(NOT DEFINED MODE)
+  set(MODE installed)
+endif()
+if(NOT MODE MATCHES "^(installed|add_subdirectory)$")
+  message(FATAL_ERROR "installed_package_test.cmake: MODE must be installed or add_subdirectory")
+endif()
+set(required AOTC_SOURCE_DIR MODELS_DIR)
+if(MODE STREQUAL "installed")
+  list(APPEND required AOTC_BUILD_DIR)
+endif()
+foreach(var IN LISTS required)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "installed_package_test.cmake: ${var} is not set")
   endif()
@@ -21,6 +43,9 @@ if(NOT DEFINED TOOLCHAIN)
 endif()
 if(NOT DEFINED GENERATOR)
   set(GENERATOR Ninja)
+endif()
+if(NOT DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
+  set(ENV{CMAKE_BUILD_PARALLEL_LEVEL} 2)
 endif()
 
 function(run)
@@ -44,49 +69,104 @@ if(NOT tmp_root)
   set(tmp_root /tmp)
 endif()
 string(RANDOM LENGTH 10 suffix)
-set(tmp "${tmp_root}/aotc-installed-${suffix}")
+if(MODE STREQUAL "installed")
+  set(tmp "${tmp_root}/aotc-installed-${suffix}")
+else()
+  set(tmp "${tmp_root}/aotc-subdir-${suffix}")
+endif()
 file(REMOVE_RECURSE "${tmp}")
 set(prefix "${tmp}/prefix")
 set(project "${tmp}/project")
 set(build "${tmp}/build")
 
-run("${CMAKE_COMMAND}" --install "${AOTC_BUILD_DIR}" --prefix "${prefix}")
-foreach(file IN ITEMS bin/aotc share/cmake/aotc/aotcConfig.cmake
-                      share/cmake/aotc/aotcConfigVersion.cmake share/cmake/aotc/aotc_add_model.cmake
-                      share/aotc/runtime/aotc_runtime.c share/aotc/runtime/aotc_runtime.h
-                      share/aotc/targets/cortex-m4.toml share/aotc/toolchains/${TOOLCHAIN}.cmake)
-  if(NOT EXISTS "${prefix}/${file}")
-    message(FATAL_ERROR "cmake --install did not write ${file}")
-  endif()
-endforeach()
+if(MODE STREQUAL "installed")
+  run("${CMAKE_COMMAND}" --install "${AOTC_BUILD_DIR}" --prefix "${prefix}")
+  foreach(file IN ITEMS bin/aotc share/cmake/aotc/aotcConfig.cmake
+                        share/cmake/aotc/aotcConfigVersion.cmake share/cmake/aotc/aotc_add_model.cmake
+                        share/aotc/runtime/aotc_runtime.c share/aotc/runtime/aotc_runtime.h
+                        share/aotc/targets/cortex-m4.toml share/aotc/toolchains/${TOOLCHAIN}.cmake)
+    if(NOT EXISTS "${prefix}/${file}")
+      message(FATAL_ERROR "cmake --install did not write ${file}")
+    endif()
+  endforeach()
+endif()
 
 file(COPY "${AOTC_SOURCE_DIR}/tests/firmware/two_models/" DESTINATION "${project}")
 file(COPY "${AOTC_SOURCE_DIR}/examples/firmware/startup_mps2.c"
           "${AOTC_SOURCE_DIR}/examples/firmware/mps2.ld" DESTINATION "${project}")
 
-# Only the prefix: no aotc_DIR into the build tree, no aotc on the PATH.
-run("${CMAKE_COMMAND}" -S "${project}" -B "${build}" -G "${GENERATOR}"
-    "-DCMAKE_TOOLCHAIN_FILE=${prefix}/share/aotc/toolchains/${TOOLCHAIN}.cmake"
-    "-DCMAKE_PREFIX_PATH=${prefix}" "-DMODELS_DIR=${MODELS_DIR}")
+if(MODE STREQUAL "installed")
+  # Only the prefix: no aotc_DIR into the build tree, no aotc on the PATH.
+  run("${CMAKE_COMMAND}" -S "${project}" -B "${build}" -G "${GENERATOR}"
+      "-DCMAKE_TOOLCHAIN_FILE=${prefix}/share/aotc/toolchains/${TOOLCHAIN}.cmake"
+      "-DCMAKE_PREFIX_PATH=${prefix}" "-DMODELS_DIR=${MODELS_DIR}")
+else()
+  # Only the source tree: no package, no aotc build of its own.
+  run("${CMAKE_COMMAND}" -S "${project}" -B "${build}" -G "${GENERATOR}"
+      "-DCMAKE_TOOLCHAIN_FILE=${AOTC_SOURCE_DIR}/cmake/toolchains/${TOOLCHAIN}.cmake"
+      "-DAOTC_SOURCE_DIR=${AOTC_SOURCE_DIR}" "-DMODELS_DIR=${MODELS_DIR}"
+      -DCMAKE_DISABLE_FIND_PACKAGE_aotc=ON)
+endif()
 run("${CMAKE_COMMAND}" --build "${build}" --parallel 1)
+if(MODE STREQUAL "add_subdirectory")
+  # aotc was built for the build machine, and aotc's own tests were not built.
+  if(NOT EXISTS "${build}/aotc/host/aotc")
+    message(FATAL_ERROR "no host aotc in ${build}/aotc/host")
+  endif()
+  execute_process(COMMAND "${build}/aotc/host/aotc" --version RESULT_VARIABLE status
+                  OUTPUT_QUIET ERROR_QUIET)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${build}/aotc/host/aotc does not run on this machine")
+  endif()
+  if(EXISTS "${build}/aotc/host/tests")
+    message(FATAL_ERROR "the nested host build configured aotc's tests")
+  endif()
+endif()
 run("${CMAKE_COMMAND}" "-DELF=${build}/two_models.elf" -DMACHINE=mps2-an386
     -P "${AOTC_SOURCE_DIR}/examples/firmware/cmake/run_qemu.cmake" OUTPUT out)
 if(NOT out MATCHES "kws: status 0, match" OR NOT out MATCHES "ad: status 0, match")
   message(FATAL_ERROR "both models must run and match")
 endif()
+# The printed bytes against the reference files, independently of the firmware's check.
+foreach(pair IN ITEMS kws:kws_ref_model ad:ad01_int8)
+  string(REPLACE ":" ";" pair "${pair}")
+  list(GET pair 0 name)
+  list(GET pair 1 model)
+  file(READ "${MODELS_DIR}/reference/${model}/output_0.bin" reference HEX)
+  if(NOT out MATCHES "(^|\n)${name} output: ([0-9a-f]*)")
+    message(FATAL_ERROR "${name}: no output printed")
+  endif()
+  if(NOT CMAKE_MATCH_2 STREQUAL reference)
+    message(FATAL_ERROR "${name}: printed output differs from ${model}/output_0.bin\n"
+                        "  printed:   ${CMAKE_MATCH_2}\n  reference: ${reference}")
+  endif()
+endforeach()
 
 # Dependencies: nothing to redo; a changed target file re-runs aotc for its model only.
+# (With add_subdirectory, a host aotc relinked because its sources were edited meanwhile
+# rightly re-runs both models: then only the ad model's re-run is checked.)
 run("${CMAKE_COMMAND}" --build "${build}" --parallel 1 OUTPUT out)
-if(out MATCHES "aotc: compiling")
+set(relinked FALSE)
+if(MODE STREQUAL "add_subdirectory" AND out MATCHES "Linking CXX executable aotc")
+  set(relinked TRUE)
+  message(STATUS "aotc's sources changed during the test: the host aotc was rebuilt")
+endif()
+if(out MATCHES "aotc: compiling" AND NOT relinked)
   message(FATAL_ERROR "an unchanged project re-ran aotc")
 endif()
 file(TOUCH "${project}/board.toml")
 run("${CMAKE_COMMAND}" --build "${build}" --parallel 1 OUTPUT out)
-if(NOT out MATCHES "aotc: compiling [^\n]*ad01_int8.tflite" OR out MATCHES "kws_ref_model.tflite into")
+set(relinked FALSE)
+if(MODE STREQUAL "add_subdirectory" AND out MATCHES "Linking CXX executable aotc")
+  set(relinked TRUE)
+  message(STATUS "aotc's sources changed during the test: the host aotc was rebuilt")
+endif()
+if(NOT out MATCHES "aotc: compiling [^\n]*ad01_int8.tflite"
+   OR (out MATCHES "kws_ref_model.tflite into" AND NOT relinked))
   message(FATAL_ERROR "touching board.toml must re-run aotc for the ad model, and only for it")
 endif()
 
 if(NOT KEEP)
   file(REMOVE_RECURSE "${tmp}")
 endif()
-message(STATUS "installed package: OK")
+message(STATUS "${MODE}: OK")

@@ -1,6 +1,7 @@
 /* main.c: runs two aotc-generated models, kws and ad, in one Cortex-M4 image and checks
- * each output against TensorFlow Lite Micro's reference bytes. Prints over semihosting and
- * returns 0 only if both match (startup_mps2.c passes the status to QEMU). */
+ * each output against TensorFlow Lite Micro's reference bytes. Prints over semihosting
+ * (the outputs in hex too) and returns 0 only if both match (startup_mps2.c passes the
+ * status to QEMU). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,10 +17,15 @@ extern const unsigned char ad_expected[AD_OUTPUT_IDENTITY_SIZE];
 void SysTick_Handler(void); /* startup_mps2.c's vector table wants one */
 void SysTick_Handler(void) {}
 
+/* Prints "<name> output: <hex>" (for the test script's own comparison with the reference
+ * file) and "<name>: status S, match|MISMATCH". */
 static int check(const char* name, int32_t status, const int8_t* output,
                  const unsigned char* expected, size_t size) {
+  size_t i;
   int ok = status == 0 && memcmp(output, expected, size) == 0;
-  printf("%s: status %d, %s\n", name, (int)status, ok ? "match" : "MISMATCH");
+  printf("%s output: ", name);
+  for (i = 0; i < size; ++i) printf("%02x", (unsigned)(uint8_t)output[i]);
+  printf("\n%s: status %d, %s\n", name, (int)status, ok ? "match" : "MISMATCH");
   return ok;
 }
 
