@@ -87,17 +87,18 @@ std::string memory_report_table(const CompiledModel& m) {
 
 std::string memory_plan_svg(const CompiledModel& m) {
   std::vector<PlannedTensor> tensors = planned_tensors(m);
-  const int kStepWidth = 24, kHeight = 600, kMarginLeft = 80, kMarginTop = 40;
+  const int kHeight = 600, kMarginLeft = 80, kMarginTop = 40;
   int steps = std::max<int>(1, static_cast<int>(m.kernels.size()));
+  const int kStepWidth = std::max(24, 640 / steps);  // at least 640 px across
   double bytes = static_cast<double>(std::max<int64_t>(1, m.arena.total_bytes));
   double scale = kHeight / bytes;
   int width = kMarginLeft + steps * kStepWidth + 20;
   std::ostringstream os;
   os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << kHeight + kMarginTop + 30
-     << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+     << "\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   os << "<text x=\"" << kMarginLeft << "\" y=\"16\">" << xml_escape(m.name) << ": activations "
      << with_commas(m.arena.total_bytes) << " B (lower bound " << with_commas(m.arena.lower_bound)
-     << " B). Steps across, addresses down; hover a box for its tensor.</text>\n";
+     << " B); kernel steps across, addresses down; hover a box for its tensor</text>\n";
   os << "<rect x=\"" << kMarginLeft << "\" y=\"" << kMarginTop << "\" width=\"" << steps * kStepWidth << "\" height=\""
      << kHeight << "\" fill=\"#f4f4f4\" stroke=\"#999\"/>\n";
   for (int i = 0; i <= 4; ++i) {
