@@ -45,6 +45,21 @@ INSTANTIATE_TEST_SUITE_P(Models, MlperfTiny,
                                            MlperfModel{"model_ToyCar_quant_fullint_micro", false}),
                          [](const auto& info) { return info.param.name; });
 
+// int8 models run on integer arithmetic only: requantization constants are computed at
+// compile time, so neither the kernels nor run() mention a floating-point type.
+TEST(MlperfTinyInt8, GeneratedCodeHasNoFloatingPoint) {
+  TempDir dir("aotc-mlperf");
+  for (const char* name : {"kws_ref_model", "vww_96_int8", "pretrainedResnet_quant", "ad01_int8"}) {
+    std::string out = dir.path() + "/" + name;
+    Result r = run({"compile", shared_path(std::string("models/mlperf-tiny/") + name + ".tflite"), "-o", out, "--target",
+                    "cortex-m4"});
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::string source = read_bytes(out + "/model.c");
+    EXPECT_EQ(source.find("float"), std::string::npos) << name;
+    EXPECT_EQ(source.find("double"), std::string::npos) << name;
+  }
+}
+
 TEST(MlperfTinyErrors, HybridModelIsRejectedClearly) {
   TempDir dir("aotc-mlperf");
   Result r = run({"compile", shared_path("models/mlperf-tiny/kws_ref_model_float32.tflite"), "-o", dir.path() + "/out"});
