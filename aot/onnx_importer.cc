@@ -26,6 +26,15 @@ bool onnx_dtype(int elem_type, DataType* out) {
   }
 }
 
+// "float16 (10)": the name ONNX gives an element type, for messages.
+std::string elem_type_name(int elem_type) {
+  std::string name = onnx::TensorProto_DataType_IsValid(elem_type)
+                         ? onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(elem_type))
+                         : "unknown";
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name + " (" + std::to_string(elem_type) + ")";
+}
+
 int onnx_elem_type(DataType t) {
   if (t == DataType::Float32()) return onnx::TensorProto::FLOAT;
   if (t == DataType::Float64()) return onnx::TensorProto::DOUBLE;
@@ -53,7 +62,7 @@ Tensor convert_tensor(const onnx::TensorProto& tp, const std::string& what) {
   Tensor t;
   t.name = tp.name();
   if (!onnx_dtype(tp.data_type(), &t.dtype))
-    throw CompileError(what + ": tensor '" + tp.name() + "' has unsupported element type " + std::to_string(tp.data_type()));
+    throw CompileError(what + ": tensor '" + tp.name() + "' has unsupported element type " + elem_type_name(tp.data_type()));
   if (tp.data_location() == onnx::TensorProto::EXTERNAL)
     throw CompileError(what + ": tensor '" + tp.name() + "' keeps its data in an external file, which is not supported");
   for (int64_t d : tp.dims()) {
@@ -147,7 +156,7 @@ class OnnxImporter {
     if (!type.has_tensor_type()) throw CompileError(path_ + ": graph input '" + in.name() + "' is not a tensor");
     if (!onnx_dtype(type.tensor_type().elem_type(), &t.dtype))
       throw CompileError(path_ + ": graph input '" + in.name() + "' has unsupported element type " +
-                         std::to_string(type.tensor_type().elem_type()));
+                         elem_type_name(type.tensor_type().elem_type()));
     if (!type.tensor_type().has_shape()) throw CompileError(path_ + ": graph input '" + in.name() + "' has no shape");
     for (auto& d : type.tensor_type().shape().dim()) {
       if (d.has_dim_value() && d.dim_value() == 0)
@@ -171,14 +180,15 @@ class OnnxImporter {
     Node node;
     node.name = n.name();
     node.op = n.op_type();
+    // Unnamed nodes are common in exported models; an output names them in messages.
+    for (int i = 0; i < n.output_size() && node.name.empty(); ++i) node.name = n.output(i);
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       node_error(node, "operator domain '" + n.domain() + "' is not supported");
     for (auto& a : n.attribute()) {
       if (a.type() == onnx::AttributeProto::TENSOR) continue;  // only Constant uses these; read below
       node.attrs[a.name()] = convert_attribute(a, node);
     }
-    // Unnamed nodes are common in exported models; their first output names them in messages.
-    if (node.name.empty() && n.output_size() > 0) node.name = n.output(0);
+
     if (node.op == "Constant") return add_constant(n, node);
     for (auto& in : n.input()) {
       if (in.empty()) {
