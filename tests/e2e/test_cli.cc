@@ -128,3 +128,35 @@ TEST_F(Cli, RunReadsAndWritesEveryFormat) {
 
 }  // namespace
 }  // namespace aotc::e2e
+
+namespace aotc::e2e {
+namespace {
+
+// Every model of the ONNX backend node tests, supported or not, either compiles or is
+// rejected with "error: ..." and exit status 1: never a crash or an internal error.
+TEST(CliRobustness, EveryOnnxNodeTestModelCompilesOrFailsCleanly) {
+  namespace fs = std::filesystem;
+  const fs::path root = "/usr/share/libonnx-testdata/data/node";
+  ASSERT_TRUE(fs::exists(root)) << "libonnx-testdata is not installed";
+  TempDir dir("aotc-robustness");
+  int compiled = 0, rejected = 0;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    fs::path model = entry.path() / "model.onnx";
+    if (!fs::exists(model)) continue;
+    Result r = run({"compile", model.string(), "-o", dir.path() + "/out"});
+    if (r.status == 0) {
+      ++compiled;
+      fs::remove_all(dir.path() + "/out");
+      continue;
+    }
+    ++rejected;
+    EXPECT_EQ(r.status, 1) << entry.path().filename() << ": " << r.output;
+    EXPECT_EQ(r.output.rfind("error: ", 0), 0u) << entry.path().filename() << ": " << r.output;
+    EXPECT_FALSE(fs::exists(dir.path() + "/out")) << entry.path().filename();
+  }
+  EXPECT_GT(compiled, 100);
+  std::cout << compiled << " compiled, " << rejected << " rejected with a message\n";
+}
+
+}  // namespace
+}  // namespace aotc::e2e
