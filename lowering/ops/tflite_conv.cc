@@ -151,8 +151,9 @@ Expr filter_term(const Graph& g, TensorId filter, Expr value, bool quantized) {
   return zp == 0 ? widened : widened - zp;
 }
 
-// How a convolution's input element (n, iy, ix, ic) is read: from the input tensor, or
-// from a staged copy of the part of it that the kernel is about to overwrite.
+// The input term of the sum at (n, iy, ix, ic): read from the input tensor (and centred
+// on its zero point for int8), or from a staged copy of the part of the input that the
+// kernel is about to overwrite, which holds the centred values already.
 using InputReader = std::function<Expr(Expr n, Expr iy, Expr ix, Expr ic)>;
 
 // A convolution can write its output over its own input when the output has the input's
@@ -198,8 +199,7 @@ LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, 
         Expr ix = ox * c.stride_w - c.pad_w + k[1] * c.dilation_w;
         Expr inside = ir::logical_and(ir::logical_and(iy >= 0, iy < c.in_h), ir::logical_and(ix >= 0, ix < c.in_w));
         auto term = [&](Expr ic, Expr filter_value) {
-          return input_term(g, node.inputs[0], read(n, iy, ix, ic), quantized) *
-                 filter_term(g, node.inputs[1], filter_value, quantized);
+          return read(n, iy, ix, ic) * filter_term(g, node.inputs[1], filter_value, quantized);
         };
         ir::Stmt add;
         if (depthwise) {
@@ -216,29 +216,41 @@ LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, 
     auto write = [&](Expr total) { return ir::store(y, o, kb.epilogue(stage.finish(total, oc, &rq), o)); };
     return accumulate(acc_type, sum, write);
   };
-  InputReader from_input = [&](Expr n, Expr iy, Expr ix, Expr ic) { return ir::load(x, {n, iy, ix, ic}); };
+  InputReader from_input = [&](Expr n, Expr iy, Expr ix, Expr ic) {
+    return input_term(g, node.inputs[0], ir::load(x, {n, iy, ix, ic}), quantized);
+  };
+  // Staged int8 values are stored centred, as int16 (x - zero_point fits), so the
+  // subtraction happens once per element instead of once per multiply.
+  DataType staged_type = quantized ? DataType::Int(16) : in_type;
+  auto stage_into = [&](const ir::Buffer& copy, const std::vector<Expr>& at, Expr n, Expr iy, Expr ix, Expr ic) {
+    return ir::store(copy, at, ir::cast(staged_type, from_input(n, iy, ix, ic)));
+  };
+  auto staged = [&](const ir::Buffer& copy, const std::vector<Expr>& at) {
+    Expr v = ir::load(copy, at);
+    return quantized ? ir::cast(DataType::Int(32), v) : v;
+  };
 
   ir::Stmt body = with_requantizer(rq_params, [&](const Requantizer& rq) {
     if (staging == Staging::kPerChannel) {
       return ir::loop_nest({c.batches, c.out_c}, {"n", "oc"}, [&](const std::vector<Expr>& nc) {
-        ir::Buffer plane = ir::make_buffer("channel", in_type, {c.in_h, c.in_w});
+        ir::Buffer plane = ir::make_buffer("channel", staged_type, {c.in_h, c.in_w});
         ir::Stmt copy = ir::loop_nest({c.in_h, c.in_w}, {"y", "x"}, [&](const std::vector<Expr>& p) {
-          return ir::store(plane, p, ir::load(x, {nc[0], p[0], p[1], nc[1]}));
+          return stage_into(plane, p, nc[0], p[0], p[1], nc[1]);
         });
         ir::Stmt compute = ir::loop_nest({c.out_h, c.out_w}, {"oy", "ox"}, [&](const std::vector<Expr>& p) {
-          return output_element(rq, nc[0], p[0], p[1], nc[1], [&](Expr, Expr iy, Expr ix, Expr) { return ir::load(plane, {iy, ix}); });
+          return output_element(rq, nc[0], p[0], p[1], nc[1], [&](Expr, Expr iy, Expr ix, Expr) { return staged(plane, {iy, ix}); });
         });
         return ir::allocate(plane, ir::seq({copy, compute}));
       });
     }
     if (staging == Staging::kPerPixel) {
       return ir::loop_nest({c.batches, c.out_h, c.out_w}, {"n", "oy", "ox"}, [&](const std::vector<Expr>& p) {
-        ir::Buffer pixel = ir::make_buffer("pixel", in_type, {c.in_c});
+        ir::Buffer pixel = ir::make_buffer("pixel", staged_type, {c.in_c});
         ir::Stmt copy = ir::loop_nest({c.in_c}, {"ic"}, [&](const std::vector<Expr>& ic) {
-          return ir::store(pixel, ic, ir::load(x, {p[0], p[1], p[2], ic[0]}));
+          return stage_into(pixel, ic, p[0], p[1], p[2], ic[0]);
         });
         ir::Stmt compute = ir::loop_nest({c.out_c}, {"oc"}, [&](const std::vector<Expr>& oc) {
-          return output_element(rq, p[0], p[1], p[2], oc[0], [&](Expr, Expr, Expr, Expr ic) { return ir::load(pixel, {ic}); });
+          return output_element(rq, p[0], p[1], p[2], oc[0], [&](Expr, Expr, Expr, Expr ic) { return staged(pixel, {ic}); });
         });
         return ir::allocate(pixel, ir::seq({copy, compute}));
       });
