@@ -73,6 +73,20 @@ TEST_F(Cli, UnknownTargetListsTheBuiltins) {
   EXPECT_FALSE(fs::exists(tmp("out")));
 }
 
+TEST_F(Cli, TargetFileOfOurOwn) {
+  std::ofstream(tmp("board.toml")) << "base = \"cortex-m4\"\nname = \"board\"\n[[pool]]\nname = \"sram\"\nsize = \"64K\"\n";
+  Result ok = run({"compile", kRelu + "/model.onnx", "-o", tmp("out"), "--target-config", tmp("board.toml")});
+  ASSERT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(read_bytes(tmp("out/metadata.json")).find("\"target\": \"board\""), std::string::npos);
+  // A typo is an error naming the file, the line and the key; nothing is written.
+  std::ofstream(tmp("typo.toml")) << "base = \"cortex-m4\"\nname = \"typo\"\nmax_stack_aloca_size = 0\n";
+  Result bad = run({"compile", kRelu + "/model.onnx", "-o", tmp("out2"), "--target-config", tmp("typo.toml")});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find(tmp("typo.toml") + ":3:"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("'max_stack_aloca_size'"), std::string::npos) << bad.output;
+  EXPECT_FALSE(fs::exists(tmp("out2")));
+}
+
 TEST_F(Cli, UnknownPassForPrintAfter) {
   Result r = run({"compile", kRelu + "/model.onnx", "-o", tmp("out"), "--print-after=frobnicate"});
   EXPECT_EQ(r.status, 1);
