@@ -5,11 +5,13 @@
 
 namespace aotc {
 
-int64_t Tensor::num_elements() const {
+int64_t num_elements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
 }
+
+int64_t Tensor::num_elements() const { return aotc::num_elements(shape); }
 
 template <typename T>
 static T read_as(const std::vector<uint8_t>& bytes, int64_t i) {

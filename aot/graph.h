@@ -100,5 +100,7 @@ class CompileError : public std::runtime_error {
 [[noreturn]] void node_error(const Node& node, const std::string& message);
 
 std::string shape_str(const std::vector<int64_t>& shape);
+// The product of the dimensions (1 for a scalar).
+int64_t num_elements(const std::vector<int64_t>& shape);
 
 }  // namespace aotc

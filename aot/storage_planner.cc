@@ -3,8 +3,6 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <iterator>
-#include <set>
 
 #include "lowering/op_registry.h"
 
@@ -13,13 +11,9 @@ namespace {
 
 using StorageMap = std::map<TensorId, Storage>;
 
-TensorId view_source(const Graph& g, TensorId id, const std::map<TensorId, TensorId>& views) {
-  auto it = views.find(id);
-  while (it != views.end()) {
-    id = it->second;
-    it = views.find(id);
-  }
-  (void)g;
+// The tensor whose bytes a chain of views ends in.
+TensorId view_source(TensorId id, const std::map<TensorId, TensorId>& views) {
+  for (auto it = views.find(id); it != views.end(); it = views.find(id)) id = it->second;
   return id;
 }
 
@@ -39,14 +33,6 @@ std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const Storage
     }
   }
   return ranges;
-}
-
-// Index of `root` among the arena roots (the order of arena_ranges and of the placement).
-size_t arena_index(const StorageMap& storage, TensorId root) {
-  std::set<TensorId> roots;
-  for (auto& [id, s] : storage)
-    if (s.kind == Storage::Kind::kArena) roots.insert(s.tensor);
-  return static_cast<size_t>(std::distance(roots.begin(), roots.find(root)));
 }
 
 // Tensors first (in root id order), then each kernel's scratch, live for its step only.
@@ -148,7 +134,7 @@ void plan_storage(CompiledModel& m) {
   // An arena root whose view chain ends in a graph output is stored in that output directly.
   std::map<TensorId, TensorId> root_to_output;
   for (TensorId out : g.outputs) {
-    TensorId root = view_source(g, out, views);
+    TensorId root = view_source(out, views);
     if (root == out) continue;
     if (root_storage(root).kind == Storage::Kind::kArena && !root_to_output.count(root)) {
       root_to_output[root] = out;
@@ -160,7 +146,7 @@ void plan_storage(CompiledModel& m) {
   std::vector<TensorId> touched;
   for (auto& k : m.kernels) touched.insert(touched.end(), k.args.begin(), k.args.end());
   for (TensorId id : touched) {
-    TensorId root = view_source(g, id, views);
+    TensorId root = view_source(id, views);
     if (root_to_output.count(root)) {
       Storage s;
       s.kind = Storage::Kind::kOutput;
@@ -174,7 +160,7 @@ void plan_storage(CompiledModel& m) {
   // Graph outputs no kernel writes (a folded constant, an input passed through) are copied.
   for (TensorId out : g.outputs) {
     bool copied = std::any_of(m.copies.begin(), m.copies.end(), [&](const CopyStep& c) { return c.to == out; });
-    TensorId root = view_source(g, out, views);
+    TensorId root = view_source(out, views);
     bool stored_in_place = root_to_output.count(root) && root_to_output[root] == out;
     if (!m.storage.count(out) && !copied && !stored_in_place) m.copies.push_back({root_storage(root), out});
   }
@@ -192,19 +178,21 @@ void plan_storage(CompiledModel& m) {
   }
   m.storage = std::move(best);
   m.arena = place_in_target_pools(m, m.storage);
+  // The placement lists the arena roots in arena_ranges' order, then the kernels' scratch.
+  std::map<TensorId, size_t> index_of_root;
+  for (auto& [root, range] : arena_ranges(m, m.storage)) index_of_root.emplace(root, index_of_root.size());
   for (auto& [id, s] : m.storage) {
     if (s.kind != Storage::Kind::kArena) continue;
-    size_t index = arena_index(m.storage, s.tensor);
+    size_t index = index_of_root.at(s.tensor);
     s.offset = m.arena.offsets[index];
     s.pool = m.arena.pools[index];
   }
-  size_t next = arena_ranges(m, m.storage).size();
+  size_t next = index_of_root.size();
   for (auto& k : m.kernels) {
     if (k.memory.workspace_bytes == 0) continue;
     k.scratch_offset = m.arena.offsets[next];
     k.scratch_pool = m.arena.pools[next++];
   }
 }
-
 
 }  // namespace aotc

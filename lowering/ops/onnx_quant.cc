@@ -332,13 +332,6 @@ Expr centered(const Expr& value, const QuantParams& q, const ChannelConstants& c
   return all_zero ? widened : widened - constants.at(zp, channel);
 }
 
-// An int32 accumulator: acc = 0; sum(acc); then write(acc).
-ir::Stmt with_int32_accumulator(const std::function<ir::Stmt(const Accumulator&)>& sum,
-                                const std::function<ir::Stmt(const Expr&)>& write) {
-  Accumulator acc{ir::make_buffer("acc", DataType::Int(32), {1}, "local")};
-  return ir::allocate(acc.buffer, ir::seq({acc.set(0), sum(acc), write(acc.value())}));
-}
-
 // The optional int32 bias of `node` at input `index`: null, or a parameter of `count` values.
 ir::Buffer optional_bias(const Graph& g, const Node& node, KernelBuilder& kb, size_t index, int64_t count) {
   TensorId id = node.input(index);
@@ -456,7 +449,7 @@ LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, const std::string
         Expr biased = bias ? total + ir::load(bias, {oc}) : total;
         return ir::store(y, out_index, output.apply(requantize.apply(biased, oc)));
       };
-      return with_int32_accumulator(sum, write);
+      return accumulate(ir::make_int(0), sum, write);  // int32
     });
   });
   return kb.finish(body);
@@ -558,7 +551,7 @@ LoweredOp lower_qlinear_matmul(const Graph& g, const Node& node, const std::stri
         Expr biased = bias ? total + ir::load(bias, {n}) : total;
         return ir::store(y, out_index, output.apply(requantize.apply(biased, factor_index)));
       };
-      return with_int32_accumulator(sum, write);
+      return accumulate(ir::make_int(0), sum, write);  // int32
     });
   });
   return kb.finish(body);

@@ -1,4 +1,5 @@
-// Shared by the reduction operators (Conv, Gemm, MatMul, pooling): a scalar accumulator.
+// Shared by the reduction operators (ONNX and TFLite convolutions, matrix products,
+// pooling, softmax): a scalar accumulator.
 //
 // Each output element of these operators is a reduction over a window or a row: it is
 // computed in a "local" one-element buffer (a C local variable after code generation),
@@ -20,12 +21,19 @@ struct Accumulator {
   ir::Stmt set(ir::Expr v) const { return ir::store(buffer, {0}, std::move(v)); }
 };
 
-// Declares a float32 accumulator named `name`, sets it to `init`, then runs `body`
-// (the reduction loops followed by the store of the result).
+// Declares an accumulator named `name` of init's type, sets it to `init`, then runs
+// `body` (the reduction loops followed by the store of the result).
 inline ir::Stmt with_accumulator(const std::string& name, ir::Expr init,
                                  const std::function<ir::Stmt(const Accumulator&)>& body) {
-  Accumulator acc{ir::make_buffer(name, DataType::Float32(), {1}, "local")};
+  Accumulator acc{ir::make_buffer(name, init.dtype(), {1}, "local")};
   return ir::allocate(acc.buffer, ir::seq({acc.set(std::move(init)), body(acc)}));
+}
+
+// acc = init; sum(acc); write(final value of acc).
+inline ir::Stmt accumulate(ir::Expr init, const std::function<ir::Stmt(const Accumulator&)>& sum,
+                           const std::function<ir::Stmt(const ir::Expr&)>& write) {
+  return with_accumulator("acc", std::move(init),
+                          [&](const Accumulator& acc) { return ir::seq({sum(acc), write(acc.value())}); });
 }
 
 }  // namespace aotc

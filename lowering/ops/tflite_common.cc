@@ -31,6 +31,8 @@ ir::Expr apply_float_activation(const Node& node, ir::Expr value) {
   node_error(node, "fused activation " + act + " is not supported");
 }
 
+bool is_int8(const Graph& g, TensorId id) { return g.tensor(id).dtype == DataType::Int(8); }
+
 double scale_of(const Graph& g, TensorId id, size_t channel) {
   const Quantization& q = g.tensor(id).quant;
   return q.scale.size() > channel ? q.scale[channel] : q.scale.at(0);

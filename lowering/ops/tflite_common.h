@@ -28,6 +28,7 @@ SpatialDim compute_spatial(const Node& node, const std::string& padding, int64_t
 ir::Expr apply_float_activation(const Node& node, ir::Expr value);
 
 // Quantization of tensor `id`: scale and zero point (per-tensor: index 0).
+bool is_int8(const Graph& g, TensorId id);
 double scale_of(const Graph& g, TensorId id, size_t channel = 0);
 int32_t zero_point_of(const Graph& g, TensorId id);
 bool is_per_channel(const Graph& g, TensorId id);

@@ -10,14 +10,14 @@
 
 #include "lowering/kernel_builder.h"
 #include "lowering/op_registry.h"
+#include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
+#include "lowering/ops/tflite_infer.h"
 
 namespace aotc {
 namespace {
 
 using ir::Expr;
-
-bool is_int8(const Graph& g, TensorId id) { return g.tensor(id).dtype == DataType::Int(8); }
 
 // Input and output types must agree, and int8 tensors must carry quantization.
 void check_types(const Graph& g, const Node& node) {
@@ -36,15 +36,6 @@ void check_types(const Graph& g, const Node& node) {
   } else if (g.tensor(filter).dtype != DataType::Float32()) {
     node_error(node, "float32 input with " + g.tensor(filter).dtype.str() + " filter: hybrid models are not supported");
   }
-}
-
-// The model file states every shape; recompute it and insist they agree.
-void check_output_shape(Graph& g, const Node& node, const std::vector<int64_t>& shape) {
-  Tensor& out = g.tensor(node.outputs.at(0));
-  if (out.shape_known && out.num_elements() != 0 && out.shape != shape)
-    node_error(node, "output '" + out.name + "' is " + shape_str(out.shape) + " in the model but the operator computes " +
-                         shape_str(shape));
-  set_output(g, node, 0, out.dtype, shape);
 }
 
 struct ConvGeometry {
@@ -82,7 +73,7 @@ void infer_conv(Graph& g, Node& node, bool depthwise) {
   if (node.input(2) != kNoTensor && g.tensor(node.inputs[2]).num_elements() != c.out_c)
     node_error(node, "bias has " + std::to_string(g.tensor(node.inputs[2]).num_elements()) + " elements, expected " +
                          std::to_string(c.out_c));
-  check_output_shape(g, node, {c.batches, c.out_h, c.out_w, c.out_c});
+  tflite::set_declared_output(g, node, 0, g.tensor(node.outputs[0]).dtype, {c.batches, c.out_h, c.out_w, c.out_c});
 }
 
 // Requantization of channel `oc`: constants when the filter is per-tensor, tables otherwise.
@@ -131,13 +122,6 @@ struct OutputStage {
   }
 };
 
-// Accumulates into a local scalar: acc = 0; <loops>; Y[...] = finish(acc).
-ir::Stmt accumulate(DataType acc_type, const std::function<ir::Stmt(const ir::Buffer&)>& sum,
-                    const std::function<ir::Stmt(Expr)>& write) {
-  ir::Buffer acc = ir::make_buffer("acc", acc_type, {1}, "local");
-  return ir::allocate(acc, ir::seq({ir::store(acc, {0}, ir::make_zero(acc_type)), sum(acc), write(ir::load(acc, {0}))}));
-}
-
 // The input value that enters the sum: int8 values are widened and offset.
 Expr input_term(const Graph& g, TensorId input, Expr value, bool quantized) {
   if (!quantized) return value;
@@ -178,7 +162,7 @@ Staging choose_staging(const Graph& g, const Node& node, const ConvGeometry& c, 
 
 LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, bool depthwise) {
   ConvGeometry c = conv_geometry(g, node, depthwise);
-  bool quantized = is_int8(g, node.inputs[0]);
+  bool quantized = tflite::is_int8(g, node.inputs[0]);
   DataType acc_type = quantized ? DataType::Int(32) : DataType::Float32();
   DataType in_type = g.tensor(node.inputs[0]).dtype;
   KernelBuilder kb(g, node, name);
@@ -193,7 +177,7 @@ LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, 
   // acc = sum over the window (and input channels) of input * filter; output = finish(acc).
   auto output_element = [&](const Requantizer& rq, Expr n, Expr oy, Expr ox, Expr oc, const InputReader& read) {
     std::vector<Expr> o = {n, oy, ox, oc};
-    auto sum = [&](const ir::Buffer& acc) {
+    auto sum = [&](const Accumulator& acc) {
       return ir::loop_nest({c.filter_h, c.filter_w}, {"ky", "kx"}, [&](const std::vector<Expr>& k) {
         Expr iy = oy * c.stride_h - c.pad_h + k[0] * c.dilation_h;
         Expr ix = ox * c.stride_w - c.pad_w + k[1] * c.dilation_w;
@@ -203,18 +187,18 @@ LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, 
         };
         ir::Stmt add;
         if (depthwise) {
-          add = ir::store(acc, {0}, ir::load(acc, {0}) + term(oc / multiplier, ir::load(w, {0, k[0], k[1], oc})));
+          add = acc.set(acc.value() + term(oc / multiplier, ir::load(w, {0, k[0], k[1], oc})));
         } else {
           ir::Var ic = ir::make_var("ic");
           Expr icv = ir::var_expr(ic);
           add = ir::for_loop(ic, 0, ir::make_int(c.in_c),
-                             ir::store(acc, {0}, ir::load(acc, {0}) + term(icv, ir::load(w, {oc, k[0], k[1], icv}))));
+                             acc.set(acc.value() + term(icv, ir::load(w, {oc, k[0], k[1], icv}))));
         }
         return ir::if_then_else(inside, add);
       });
     };
-    auto write = [&](Expr total) { return ir::store(y, o, kb.epilogue(stage.finish(total, oc, &rq), o)); };
-    return accumulate(acc_type, sum, write);
+    auto write = [&](const Expr& total) { return ir::store(y, o, kb.epilogue(stage.finish(total, oc, &rq), o)); };
+    return accumulate(ir::make_zero(acc_type), sum, write);
   };
   InputReader from_input = [&](Expr n, Expr iy, Expr ix, Expr ic) {
     return input_term(g, node.inputs[0], ir::load(x, {n, iy, ix, ic}), quantized);
@@ -288,12 +272,12 @@ void infer_fc(Graph& g, Node& node) {
     shape = g.tensor(node.inputs[0]).shape;
     shape.back() = f.units;
   }
-  check_output_shape(g, node, shape);
+  tflite::set_declared_output(g, node, 0, g.tensor(node.outputs[0]).dtype, shape);
 }
 
 LoweredOp lower_fc(const Graph& g, const Node& node, const std::string& name) {
   FcGeometry f = fc_geometry(g, node);
-  bool quantized = is_int8(g, node.inputs[0]);
+  bool quantized = tflite::is_int8(g, node.inputs[0]);
   DataType acc_type = quantized ? DataType::Int(32) : DataType::Float32();
   KernelBuilder kb(g, node, name);
   // Parameters seen as 2-D, whatever the tensors' ranks.
@@ -306,15 +290,15 @@ LoweredOp lower_fc(const Graph& g, const Node& node, const std::string& name) {
 
   ir::Stmt body = with_requantizer(rq_params, [&](const Requantizer& rq) {
     return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {
-      auto sum = [&](const ir::Buffer& acc) {
+      auto sum = [&](const Accumulator& acc) {
         ir::Var d = ir::make_var("d");
         Expr dv = ir::var_expr(d);
         Expr term = input_term(g, node.inputs[0], ir::load(x, {o[0], dv}), quantized) *
                     filter_term(g, node.inputs[1], ir::load(w, {o[1], dv}), quantized);
-        return ir::for_loop(d, 0, ir::make_int(f.depth), ir::store(acc, {0}, ir::load(acc, {0}) + term));
+        return ir::for_loop(d, 0, ir::make_int(f.depth), acc.set(acc.value() + term));
       };
-      auto write = [&](Expr total) { return ir::store(y2, o, stage.finish(total, o[1], &rq)); };
-      return accumulate(acc_type, sum, write);
+      auto write = [&](const Expr& total) { return ir::store(y2, o, stage.finish(total, o[1], &rq)); };
+      return accumulate(ir::make_zero(acc_type), sum, write);
     });
   });
   LoweredOp lowered = kb.finish(body);

@@ -22,8 +22,6 @@ using ir::Expr;
 
 enum class Arithmetic { kAdd, kSub, kMul };
 
-bool is_int8(const Graph& g, TensorId id) { return g.tensor(id).dtype == DataType::Int(8); }
-
 // ---------------------------------------------------------------- int8 parameters
 
 // ADD and SUB scale each zero-point-corrected input by 2^20 before rescaling, so that
@@ -119,7 +117,7 @@ ElementFunction float_arithmetic(const Node& node, Arithmetic op) {
 }
 
 ElementFunction element_function(const Graph& g, const Node& node, Arithmetic op) {
-  if (!is_int8(g, node.inputs[0])) return float_arithmetic(node, op);
+  if (!tflite::is_int8(g, node.inputs[0])) return float_arithmetic(node, op);
   return op == Arithmetic::kMul ? int8_mul(g, node) : int8_add_sub(g, node, op);
 }
 

@@ -1,5 +1,4 @@
-// Checks shared by the shape functions of the TFLite operators in tflite_elementwise.cc,
-// tflite_pool.cc, tflite_softmax.cc and tflite_misc.cc.
+// Checks shared by the shape functions of the TFLite operators (tflite_*.cc).
 //
 // A .tflite file declares the type and shape of every tensor. The shape functions still
 // recompute them from the inputs, and a disagreement is an error: it means the file is

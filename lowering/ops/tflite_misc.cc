@@ -21,12 +21,6 @@ using ir::Expr;
 
 // ---------------------------------------------------------------- RESHAPE
 
-int64_t element_count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 // The shape a RESHAPE asks for in its constant shape input (or, without one, in its
 // new_shape option), with a -1 resolved from `elements`. nullopt if it states none.
 std::optional<std::vector<int64_t>> requested_shape(const Graph& g, const Node& node, int64_t elements) {
@@ -65,7 +59,7 @@ void infer_reshape(Graph& g, Node& node) {
   if (requested && *requested != shape)
     node_error(node, "output '" + y.name + "' is declared " + shape_str(shape) + " but the operator requests " +
                          shape_str(*requested));
-  if (element_count(shape) != x.num_elements())
+  if (num_elements(shape) != x.num_elements())
     node_error(node, "cannot reshape " + shape_str(x.shape) + " (" + std::to_string(x.num_elements()) +
                          " elements) to " + shape_str(shape));
   tflite::set_declared_output(g, node, 0, x.dtype, shape);

@@ -11,6 +11,7 @@
 
 #include "lowering/kernel_builder.h"
 #include "lowering/op_registry.h"
+#include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
 
@@ -79,8 +80,7 @@ ClippedWindow clip_window(Expr o, int64_t stride, int64_t filter, int64_t input,
 // the window covers, then `finish(acc, count)` with count the number of those elements
 // (only computed for reductions that use it).
 struct WindowReduction {
-  DataType acc_type;
-  Expr init;
+  Expr init;  // also gives the accumulator's type
   std::function<Expr(Expr acc, Expr x)> update;
   std::function<Expr(Expr acc, Expr count)> finish;
   bool uses_count;
@@ -88,7 +88,7 @@ struct WindowReduction {
 
 WindowReduction int8_average(const Graph& g, const Node& node) {
   QuantizedRange range = tflite::output_range(g, node, node.outputs[0]);
-  return {DataType::Int(32), ir::make_int(0), [](Expr acc, Expr x) { return acc + ir::cast(DataType::Int(32), x); },
+  return {ir::make_int(0), [](Expr acc, Expr x) { return acc + ir::cast(DataType::Int(32), x); },
           [range](Expr sum, Expr count) {
             // Rounds half away from zero; C division truncates toward zero.
             Expr half = count / 2;
@@ -99,13 +99,13 @@ WindowReduction int8_average(const Graph& g, const Node& node) {
 
 WindowReduction int8_max(const Graph& g, const Node& node) {
   QuantizedRange range = tflite::output_range(g, node, node.outputs[0]);
-  return {DataType::Int(32), ir::make_int(std::numeric_limits<int8_t>::min()),
+  return {ir::make_int(std::numeric_limits<int8_t>::min()),
           [](Expr acc, Expr x) { return ir::max(acc, ir::cast(DataType::Int(32), x)); },
           [range](Expr max, Expr) { return tflite::clamp(max, range); }, false};
 }
 
 WindowReduction float_average(const Node& node) {
-  return {DataType::Float32(), ir::make_float(0.0), [](Expr acc, Expr x) { return acc + x; },
+  return {ir::make_float(0.0), [](Expr acc, Expr x) { return acc + x; },
           [&node](Expr sum, Expr count) {
             return tflite::apply_float_activation(node, sum / ir::cast(DataType::Float32(), count));
           },
@@ -114,7 +114,7 @@ WindowReduction float_average(const Node& node) {
 
 WindowReduction float_max(const Node& node) {
   // std::max(acc, x) as TFLite writes it: acc is kept unless acc < x.
-  return {DataType::Float32(), ir::make_float(std::numeric_limits<float>::lowest()),
+  return {ir::make_float(std::numeric_limits<float>::lowest()),
           [](Expr acc, Expr x) { return ir::select(acc < x, x, acc); },
           [&node](Expr max, Expr) { return tflite::apply_float_activation(node, max); }, false};
 }
@@ -130,20 +130,18 @@ ir::Stmt pool_one_output(const PoolGeometry& p, const WindowReduction& reduction
                          const ir::Buffer& y, const std::vector<Expr>& o) {
   ClippedWindow wy = clip_window(o[1], p.stride_h, p.filter_h, p.in_h, p.h);
   ClippedWindow wx = clip_window(o[2], p.stride_w, p.filter_w, p.in_w, p.w);
-  ir::Buffer acc = ir::make_buffer("acc", reduction.acc_type, {1}, "local");
   ir::Var fy = ir::make_var("fy"), fx = ir::make_var("fx");
   Expr value = ir::load(x, {o[0], wy.origin + ir::var_expr(fy), wx.origin + ir::var_expr(fx), o[3]});
-  ir::Stmt update = ir::store(acc, {0}, reduction.update(ir::load(acc, {0}), value));
-  ir::Stmt taps = ir::for_loop(fy, wy.start, wy.extent(), ir::for_loop(fx, wx.start, wx.extent(), update));
-  ir::Stmt write;
-  if (reduction.uses_count) {
+  auto taps = [&](const Accumulator& acc) {
+    ir::Stmt update = acc.set(reduction.update(acc.value(), value));
+    return ir::for_loop(fy, wy.start, wy.extent(), ir::for_loop(fx, wx.start, wx.extent(), update));
+  };
+  auto write = [&](const Expr& total) {
+    if (!reduction.uses_count) return ir::store(y, o, reduction.finish(total, Expr()));
     ir::Var count = ir::make_var("count");
-    write = ir::let(count, wy.extent() * wx.extent(),
-                    ir::store(y, o, reduction.finish(ir::load(acc, {0}), ir::var_expr(count))));
-  } else {
-    write = ir::store(y, o, reduction.finish(ir::load(acc, {0}), Expr()));
-  }
-  return ir::allocate(acc, ir::seq({ir::store(acc, {0}, reduction.init), taps, write}));
+    return ir::let(count, wy.extent() * wx.extent(), ir::store(y, o, reduction.finish(total, ir::var_expr(count))));
+  };
+  return accumulate(reduction.init, taps, write);
 }
 
 LoweredOp lower_pool(const Graph& g, const Node& node, const std::string& name, PoolKind kind) {

@@ -17,6 +17,7 @@
 #include "lowering/fixedpoint.h"
 #include "lowering/kernel_builder.h"
 #include "lowering/op_registry.h"
+#include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
 
@@ -99,13 +100,6 @@ void infer_softmax(Graph& g, Node& node) {
 
 // ---------------------------------------------------------------- kernels
 
-// A local scalar of type `t` set to `init`; `body` reads and writes it.
-ir::Stmt with_local(const std::string& name, DataType t, Expr init,
-                    const std::function<ir::Stmt(const ir::Buffer&)>& body) {
-  ir::Buffer b = ir::make_buffer(name, t, {1}, "local");
-  return ir::allocate(b, ir::seq({ir::store(b, {0}, std::move(init)), body(b)}));
-}
-
 // for c in [0, depth): body(c)
 ir::Stmt for_each_class(int64_t depth, const std::function<ir::Stmt(Expr)>& body) {
   ir::Var c = ir::make_var("c");
@@ -125,14 +119,15 @@ std::vector<Expr> at(std::vector<Expr> outer, Expr c) {
 }
 
 // The largest element of the row as TFLite finds it (std::max: acc stays unless acc < x),
-// in type t starting from `lowest`; `body` gets it.
-ir::Stmt with_row_max(DataType t, Expr lowest, const ir::Buffer& x, const std::vector<Expr>& row, int64_t depth,
+// in lowest's type, starting from `lowest`; `body` gets it.
+ir::Stmt with_row_max(Expr lowest, const ir::Buffer& x, const std::vector<Expr>& row, int64_t depth,
                       const std::function<ir::Stmt(Expr)>& body) {
-  return with_local("row_max", t, std::move(lowest), [&](const ir::Buffer& m) {
-    Expr acc = ir::load(m, {0});
+  DataType t = lowest.dtype();
+  return with_accumulator("row_max", std::move(lowest), [&](const Accumulator& m) {
+    Expr acc = m.value();
     ir::Stmt scan = for_each_class(depth, [&](Expr c) {
       Expr v = ir::cast(t, ir::load(x, at(row, c)));
-      return ir::store(m, {0}, ir::select(acc < v, v, acc));
+      return m.set(ir::select(acc < v, v, acc));
     });
     return ir::seq({scan, body(acc)});
   });
@@ -141,16 +136,16 @@ ir::Stmt with_row_max(DataType t, Expr lowest, const ir::Buffer& x, const std::v
 ir::Stmt float_softmax_row(const ir::Buffer& x, const ir::Buffer& y, const std::vector<Expr>& row, int64_t depth,
                            float beta) {
   return with_row_max(
-      DataType::Float32(), ir::make_float(std::numeric_limits<float>::lowest()), x, row, depth, [&](Expr max) {
-        return with_local("sum", DataType::Float32(), ir::make_float(0.0), [&](const ir::Buffer& sum) {
+      ir::make_float(std::numeric_limits<float>::lowest()), x, row, depth, [&](Expr max) {
+        return with_accumulator("sum", ir::make_float(0.0), [&](const Accumulator& sum) {
           ir::Stmt exponentials = for_each_class(depth, [&](Expr c) {
             Expr e = ir::call("expf", {(ir::load(x, at(row, c)) - max) * ir::make_float(beta)}, DataType::Float32());
             return bind("e", e, [&](Expr ev) {
-              return ir::seq({ir::store(y, at(row, c), ev), ir::store(sum, {0}, ir::load(sum, {0}) + ev)});
+              return ir::seq({ir::store(y, at(row, c), ev), sum.set(sum.value() + ev)});
             });
           });
           ir::Stmt normalize = for_each_class(
-              depth, [&](Expr c) { return ir::store(y, at(row, c), ir::load(y, at(row, c)) / ir::load(sum, {0})); });
+              depth, [&](Expr c) { return ir::store(y, at(row, c), ir::load(y, at(row, c)) / sum.value()); });
           return ir::seq({exponentials, normalize});
         });
       });
@@ -168,16 +163,16 @@ class QuantizedSoftmaxRow {
 
   ir::Stmt build(const ir::Buffer& x, const ir::Buffer& y, const std::vector<Expr>& row) const {
     Expr lowest = ir::make_int(std::numeric_limits<int8_t>::min());
-    return with_row_max(DataType::Int(32), lowest, x, row, depth_, [&](Expr max) {
+    return with_row_max(lowest, x, row, depth_, [&](Expr max) {  // int32
       auto difference = [&](Expr c) { return ir::cast(DataType::Int(32), ir::load(x, at(row, c))) - max; };
-      return with_local("sum_of_exps", DataType::Int(32), ir::make_int(0), [&](const ir::Buffer& sum) {
+      return with_accumulator("sum_of_exps", ir::make_int(0), [&](const Accumulator& sum) {
         ir::Stmt accumulate = for_each_class(depth_, [&](Expr c) {
           return bind("diff", difference(c), [&](Expr diff) {
             Expr term = ir::rounding_divide_by_pot(exponential(diff), kAccumulationIntegerBits);  // Q0.31 -> Q12.19
-            return ir::if_then_else(diff >= scaling_.diff_min, ir::store(sum, {0}, ir::load(sum, {0}) + term));
+            return ir::if_then_else(diff >= scaling_.diff_min, sum.set(sum.value() + term));
           });
         });
-        ir::Stmt outputs = with_reciprocal(ir::load(sum, {0}), [&](Expr reciprocal, Expr exponent) {
+        ir::Stmt outputs = with_reciprocal(sum.value(), [&](Expr reciprocal, Expr exponent) {
           return for_each_class(depth_, [&](Expr c) {
             return bind("diff", difference(c), [&](Expr diff) {
               Expr probability = ir::sat_rounding_doubling_high_mul(reciprocal, exponential(diff));
