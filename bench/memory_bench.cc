@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "aot/pipeline.h"
+#include "aot/driver/pipeline.h"
 
 namespace {
 

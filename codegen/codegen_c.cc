@@ -5,9 +5,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "lowering/builtins.h"
-#include "lowering/ir_functor.h"
-#include "lowering/ir_printer.h"
+#include "lowering/ir/builtins.h"
+#include "lowering/ir/ir_functor.h"
+#include "lowering/ir/ir_printer.h"
 #include "lowering/passes/simplify.h"
 
 namespace aotc {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "lowering/ir.h"
+#include "lowering/ir/ir.h"
 
 namespace aotc {
 

@@ -16,8 +16,8 @@
 
 #include <toml++/toml.h>
 
-#include "aot/embedded_files.h"
-#include "aot/graph.h"
+#include "aot/base/embedded_files.h"
+#include "aot/base/errors.h"
 
 namespace aotc {
 namespace {
@@ -164,7 +164,7 @@ std::vector<std::pair<const toml::key*, const toml::node*>> entries_in_file_orde
 
 const std::vector<std::string> kTargetKeys = {
     "base", "name", "description", "triple", "cflags", "max_stack_alloca_size",
-    "workspace_alignment", "constant_alignment", "word_size", "has_fpu", "pool"};
+    "workspace_alignment", "constant_alignment", "word_size", "features", "pool"};
 const std::vector<std::string> kPoolKeys = {"name", "size", "runtime_provided", "section", "tensors"};
 
 // Reads one target document into a Target, reporting problems against `display_path`.
@@ -223,8 +223,8 @@ class TargetReader {
                   key);
         }
         target.word_size = static_cast<int>(bits);
-      } else if (key == "has_fpu") {
-        target.has_fpu = expect_bool(value, key);
+      } else if (key == "features") {
+        read_features(value, &target.features);
       } else if (key == "pool") {
         target.pools = read_pools(value);
         has_pools = true;
@@ -263,6 +263,35 @@ class TargetReader {
     if (line == key_lines_.end()) fail(problem, "workspace_alignment");
     throw CompileError(path_ + ":" + std::to_string(line->second) + ": " + problem + " '" +
                        line->first + "'");
+  }
+
+  // `features` lists ISA features: "x" or "+x" adds x to what `base` has, "-x" removes it.
+  // Unknown names and a feature without the one it builds on ("mve" without "dsp") are
+  // errors.
+  void read_features(const toml::node& value, std::set<std::string>* features) const {
+    const toml::array& list = expect_array(value, "features");
+    for (const toml::node& element : list) {
+      std::string entry = expect_string(element, "features");
+      bool remove = !entry.empty() && entry[0] == '-';
+      std::string name = !entry.empty() && (entry[0] == '-' || entry[0] == '+') ? entry.substr(1) : entry;
+      const FeatureInfo* info = nullptr;
+      for (const FeatureInfo& f : known_features())
+        if (name == f.name) info = &f;
+      if (info == nullptr) {
+        std::vector<std::string> names;
+        for (const FeatureInfo& f : known_features()) names.push_back(f.name);
+        fail_at(element, "unknown feature '" + name + "' (known: " + join(names, ", ") + ") in", "features");
+      }
+      if (remove) {
+        features->erase(name);
+      } else {
+        features->insert(name);
+      }
+    }
+    for (const FeatureInfo& f : known_features()) {
+      if (features->count(f.name) && f.requires_feature && !features->count(f.requires_feature))
+        fail_at(value, std::string("feature '") + f.name + "' needs '" + f.requires_feature + "' in", "features");
+    }
   }
 
   std::vector<PoolConfig> read_pools(const toml::node& value) {

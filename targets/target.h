@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "aot/base/target_facts.h"
+
 namespace aotc {
 
 struct PoolConfig {
@@ -22,20 +24,16 @@ struct PoolConfig {
   std::string tensors;
 };
 
-struct Target {
-  std::string name;                 // "host", "cortex-m4"
+// A target file's contents: the facts the compiler's lower layers read (TargetFacts: name,
+// stack limit, workspace alignment, word size, ISA features) and what only the executor and
+// the tools that build generated code need.
+struct Target : TargetFacts {
   std::string description;
   std::string triple;               // clang --target value; "" = the host compiler's default
-  std::vector<std::string> cflags;  // extra flags for compiling generated code
-  // Largest Allocate (in bytes) that LowerBuiltin may place on the C stack; larger ones,
-  // and all of them when 0, go to the workspace allocator.
-  int64_t max_stack_alloca_size = 1024;
-  int64_t workspace_alignment = 16;  // bytes, for every planned tensor and workspace block
-  int64_t constant_alignment = 16;   // bytes, for const weight arrays
-  int word_size = 64;                // bits
-  bool has_fpu = true;
-  std::vector<PoolConfig> pools;     // default memory pools
-  std::string source_path;           // file it was loaded from
+  std::vector<std::string> cflags;  // flags for compiling generated code for this target
+  int64_t constant_alignment = 16;  // bytes, for const weight arrays
+  std::vector<PoolConfig> pools;    // default memory pools
+  std::string source_path;          // file it was loaded from
 };
 
 // Loads a built-in target by name ("host", "cortex-m4", ...). Throws CompileError.

@@ -5,8 +5,8 @@
 // interpreter, so every operator that can be lowered can also be folded, with the same
 // semantics as the generated C.
 #include "aot/passes/graph_passes.h"
-#include "lowering/ir_interpreter.h"
-#include "lowering/op_registry.h"
+#include "lowering/ir/ir_interpreter.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 

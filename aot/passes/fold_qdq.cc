@@ -35,7 +35,7 @@
 #include <set>
 
 #include "aot/passes/graph_passes.h"
-#include "lowering/op_registry.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 namespace {

@@ -11,8 +11,7 @@
 #include <set>
 
 #include "aot/passes/graph_passes.h"
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 namespace {

@@ -9,7 +9,7 @@
 //   remove_dead_nodes  nodes whose results nobody reads
 #pragma once
 
-#include "aot/graph.h"
+#include "aot/graph/graph.h"
 
 namespace aotc {
 

@@ -2,7 +2,7 @@
 // outputs, in execution order. An operator without an entry in the operator table is
 // where an unsupported model is rejected, naming the node.
 #include "aot/passes/graph_passes.h"
-#include "lowering/op_registry.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 

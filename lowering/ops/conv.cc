@@ -5,8 +5,8 @@
 // kernel window. The bias and the fused epilogue (activation, residual add...) are applied
 // to the finished sum before the only store, so conv + bias + activation writes memory
 // once. Padding is never materialized: taps that fall into it are skipped.
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/spatial.h"
 

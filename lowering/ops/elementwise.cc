@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 namespace {

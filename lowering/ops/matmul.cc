@@ -6,8 +6,8 @@
 // scalar; the fused epilogue (bias add, activation) is applied to the finished value
 // before the only store. The operand indexing is what differs, and it is all in the
 // index functions below.
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
 
 namespace aotc {

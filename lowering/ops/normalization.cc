@@ -9,8 +9,8 @@
 // pass folds it into the convolution's weights.
 //
 // Training mode (computing batch statistics, updating running ones) is rejected.
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 namespace {

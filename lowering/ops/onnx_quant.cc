@@ -20,11 +20,11 @@
 #include <cmath>
 #include <functional>
 
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/spatial.h"
-#include "lowering/quant_onnx.h"
+#include "lowering/ir/quant_onnx.h"
 
 namespace aotc {
 namespace {

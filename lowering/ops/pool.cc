@@ -10,8 +10,8 @@
 // GlobalAveragePool is an AveragePool whose window is the whole input.
 #include <limits>
 
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/spatial.h"
 

@@ -9,8 +9,8 @@
 #include <functional>
 #include <string>
 
-#include "lowering/ir.h"
-#include "lowering/op_registry.h"
+#include "lowering/ir/ir.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 

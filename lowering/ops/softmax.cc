@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "lowering/op_registry.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 namespace {

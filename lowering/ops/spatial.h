@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "aot/graph.h"
-#include "lowering/ir.h"
+#include "aot/graph/graph.h"
+#include "lowering/ir/ir.h"
 
 namespace aotc {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "aot/graph.h"
-#include "lowering/ir.h"
-#include "lowering/quantization.h"
+#include "aot/graph/graph.h"
+#include "lowering/ir/ir.h"
+#include "lowering/ir/quantization.h"
 
 namespace aotc::tflite {
 

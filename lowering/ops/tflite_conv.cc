@@ -8,8 +8,8 @@
 // and clamp to the fused activation's range: integer arithmetic only.
 #include <algorithm>
 
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"

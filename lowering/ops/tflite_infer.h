@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "aot/graph.h"
-#include "lowering/op_registry.h"
+#include "aot/graph/graph.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/ops/tflite_common.h"
 
 namespace aotc::tflite {

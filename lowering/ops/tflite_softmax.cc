@@ -14,9 +14,9 @@
 #include <limits>
 #include <optional>
 
-#include "lowering/fixedpoint.h"
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ir/fixedpoint.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"

@@ -3,21 +3,18 @@
 #include <algorithm>
 #include <vector>
 
-#include "aot/graph.h"
-#include "lowering/builtins.h"
-#include "lowering/ir_functor.h"
+#include "aot/base/errors.h"
+#include "lowering/ir/builtins.h"
+#include "lowering/ir/ir_functor.h"
 
 namespace aotc::ir {
 namespace {
-
-constexpr int64_t kWorkspaceAlignment = 16;
-constexpr int64_t kWorkspaceHeaderBytes = 16;
 
 Expr error_code(const char* name) { return call(name, {}, DataType::Int(32)); }
 
 class BuiltinLowerer : public IRMutator {
  public:
-  explicit BuiltinLowerer(const Target& target) : target_(target) {}
+  explicit BuiltinLowerer(const TargetFacts& target) : target_(target) {}
 
  protected:
   Stmt mutate_allocate(const Stmt& s, const AllocateNode* op) override {
@@ -61,12 +58,13 @@ class BuiltinLowerer : public IRMutator {
     return if_then_else(status != 0, return_stmt(error_code(builtin::kErrWorkspaceFreeOrder)));
   }
 
-  const Target& target_;
+  const TargetFacts& target_;
   std::vector<Buffer> held_;  // enclosing workspace blocks, outermost first
 };
 
 class MemoryMeasurer : public IRVisitor {
  public:
+  explicit MemoryMeasurer(const TargetFacts& target) : target_(target) {}
   KernelMemory peak;
 
  protected:
@@ -79,7 +77,7 @@ class MemoryMeasurer : public IRVisitor {
   void visit_let(const LetNode* op) override {
     auto* c = op->value.as<CallNode>();
     if (!c || c->name != builtin::kWorkspaceAlloc) return IRVisitor::visit_let(op);
-    int64_t block = workspace_block_bytes(c->args[0].as<IntImmNode>()->value);
+    int64_t block = target_.workspace_block_bytes(c->args[0].as<IntImmNode>()->value);
     workspace_ += block;
     peak.workspace_bytes = std::max(peak.workspace_bytes, workspace_);
     IRVisitor::visit_let(op);
@@ -87,21 +85,19 @@ class MemoryMeasurer : public IRVisitor {
   }
 
  private:
+  const TargetFacts& target_;
   int64_t stack_ = 0, workspace_ = 0;
 };
 
 }  // namespace
 
-Stmt lower_builtin(Stmt body, const Target& target) { return BuiltinLowerer(target).mutate(body); }
+Stmt lower_builtin(Stmt body, const TargetFacts& target) { return BuiltinLowerer(target).mutate(body); }
 
-KernelMemory measure_kernel_memory(const Stmt& body) {
-  MemoryMeasurer m;
+KernelMemory measure_kernel_memory(const Stmt& body, const TargetFacts& target) {
+  MemoryMeasurer m(target);
   m.visit(body);
   return m.peak;
 }
 
-int64_t workspace_block_bytes(int64_t nbytes) {
-  return kWorkspaceHeaderBytes + (nbytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
-}
 
 }  // namespace aotc::ir

@@ -16,24 +16,21 @@
 
 #include <cstdint>
 
-#include "lowering/ir.h"
-#include "targets/target.h"
+#include "lowering/ir/ir.h"
+#include "aot/base/target_facts.h"
 
 namespace aotc::ir {
 
-Stmt lower_builtin(Stmt body, const Target& target);
+Stmt lower_builtin(Stmt body, const TargetFacts& target);
 
 // Memory a lowered kernel needs besides its parameters.
 struct KernelMemory {
   int64_t stack_bytes = 0;      // deepest nesting of stack arrays and locals
-  int64_t workspace_bytes = 0;  // deepest nesting of workspace blocks (AOTC_WORKSPACE_BLOCK_BYTES each)
+  int64_t workspace_bytes = 0;  // deepest nesting of workspace blocks (TargetFacts::workspace_block_bytes each)
 };
 
-// Measures a body that has been through lower_builtin.
-KernelMemory measure_kernel_memory(const Stmt& body);
-
-// Bytes one workspace block of `nbytes` consumes in the runtime's LIFO allocator
-// (its header and alignment), mirroring AOTC_WORKSPACE_BLOCK_BYTES in aotc_runtime.h.
-int64_t workspace_block_bytes(int64_t nbytes);
+// Measures a body that has been through lower_builtin; each workspace block counts what
+// it takes from the runtime's LIFO allocator on `target` (header and alignment included).
+KernelMemory measure_kernel_memory(const Stmt& body, const TargetFacts& target);
 
 }  // namespace aotc::ir

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "lowering/ir_functor.h"
+#include "lowering/ir/ir_functor.h"
 
 namespace aotc::ir {
 namespace {

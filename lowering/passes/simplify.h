@@ -6,7 +6,7 @@
 // Float arithmetic is only simplified where the result is bit-identical (x * 1.0f).
 #pragma once
 
-#include "lowering/ir.h"
+#include "lowering/ir/ir.h"
 
 namespace aotc::ir {
 

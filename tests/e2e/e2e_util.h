@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "aot/file_utils.h"
+#include "aot/driver/file_utils.h"
 
 namespace aotc::e2e {
 

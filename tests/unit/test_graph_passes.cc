@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "aot/graph_printer.h"
+#include "aot/graph/graph_printer.h"
 #include "aot/passes/graph_passes.h"
 
 namespace aotc {

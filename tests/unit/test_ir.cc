@@ -3,8 +3,8 @@
 
 #include <cstdlib>
 
-#include "lowering/ir_interpreter.h"
-#include "lowering/ir_printer.h"
+#include "lowering/ir/ir_interpreter.h"
+#include "lowering/ir/ir_printer.h"
 #include "lowering/passes/simplify.h"
 
 namespace aotc::ir {

@@ -1,16 +1,16 @@
 // LowerBuiltin: every storage scope, and the stack limit at, below and above the size.
 #include <gtest/gtest.h>
 
-#include "aot/graph.h"
-#include "lowering/ir_interpreter.h"
-#include "lowering/ir_printer.h"
+#include "aot/base/errors.h"
+#include "lowering/ir/ir_interpreter.h"
+#include "lowering/ir/ir_printer.h"
 #include "lowering/passes/lower_builtin.h"
 
 namespace aotc::ir {
 namespace {
 
-Target target_with_stack_limit(int64_t bytes) {
-  Target t;
+TargetFacts target_with_stack_limit(int64_t bytes) {
+  TargetFacts t;
   t.name = "test";
   t.max_stack_alloca_size = bytes;
   return t;
@@ -111,10 +111,11 @@ TEST(LowerBuiltin, NestedFailureFreesOuterBlocksInLifoOrder) {
 }
 
 TEST(LowerBuiltin, MeasuresStackAndWorkspace) {
-  KernelMemory on_stack = measure_kernel_memory(lower_builtin(scaled_copy(8, "global").body, target_with_stack_limit(64)));
+  TargetFacts stack64 = target_with_stack_limit(64), stack0 = target_with_stack_limit(0);
+  KernelMemory on_stack = measure_kernel_memory(lower_builtin(scaled_copy(8, "global").body, stack64), stack64);
   EXPECT_EQ(on_stack.stack_bytes, 32);
   EXPECT_EQ(on_stack.workspace_bytes, 0);
-  KernelMemory in_workspace = measure_kernel_memory(lower_builtin(scaled_copy(9, "global").body, target_with_stack_limit(0)));
+  KernelMemory in_workspace = measure_kernel_memory(lower_builtin(scaled_copy(9, "global").body, stack0), stack0);
   EXPECT_EQ(in_workspace.stack_bytes, 0);
   EXPECT_EQ(in_workspace.workspace_bytes, 16 + 48);  // header + 36 bytes rounded up to 16
 }

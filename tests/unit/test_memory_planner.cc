@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "aot/memory_planner.h"
+#include "aot/executor/memory_planner.h"
 
 namespace aotc {
 namespace {

@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "aot/passes/graph_passes.h"
-#include "lowering/ir_interpreter.h"
-#include "lowering/op_registry.h"
+#include "lowering/ir/ir_interpreter.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/passes/simplify.h"
-#include "lowering/quant_onnx.h"
-#include "lowering/quantization.h"
+#include "lowering/ir/quant_onnx.h"
+#include "lowering/ir/quantization.h"
 #include "runtime-c/aotc_quant_onnx.h"
 
 namespace aotc {

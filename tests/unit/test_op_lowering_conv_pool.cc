@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "lowering/ir_interpreter.h"
-#include "lowering/ir_printer.h"
-#include "lowering/kernel_builder.h"
-#include "lowering/op_registry.h"
+#include "lowering/ir/ir_interpreter.h"
+#include "lowering/ir/ir_printer.h"
+#include "lowering/ops/kernel_builder.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/passes/simplify.h"
 
 namespace aotc {

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "aot/graph.h"
-#include "lowering/ir_interpreter.h"
-#include "lowering/op_registry.h"
+#include "aot/graph/graph.h"
+#include "lowering/ir/ir_interpreter.h"
+#include "aot/graph/op_registry.h"
 
 namespace aotc {
 namespace {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <random>
 
-#include "lowering/quantization.h"
+#include "lowering/ir/quantization.h"
 #include "runtime-c/aotc_quant.h"
 
 namespace aotc {

@@ -4,10 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "aot/graph.h"
+#include "aot/base/errors.h"
 #include "targets/target.h"
 
 namespace aotc {
@@ -57,7 +58,7 @@ struct ExpectedTarget {
   std::vector<std::string> cflags;
   int64_t max_stack_alloca_size;
   int word_size;
-  bool has_fpu;
+  std::set<std::string> features;
   std::string pool_name;
   int64_t pool_size;
 };
@@ -65,17 +66,18 @@ struct ExpectedTarget {
 const std::vector<ExpectedTarget>& expected_builtins() {
   static const std::vector<ExpectedTarget> targets = {
       {"cortex-m0plus", "thumbv6m-none-eabi",
-       {"-mcpu=cortex-m0plus", "-mfloat-abi=soft", "-mthumb"}, 0, 32, false, "sram", 32 << 10},
+       {"-mcpu=cortex-m0plus", "-mfloat-abi=soft", "-mthumb"}, 0, 32, {}, "sram", 32 << 10},
       {"cortex-m4", "thumbv7em-none-eabi",
-       {"-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-mthumb"}, 0, 32, true,
+       {"-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-mthumb"}, 0, 32, {"fpu", "dsp"},
        "sram", 128 << 10},
       {"cortex-m55", "thumbv8.1m.main-none-eabi",
-       {"-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb"}, 0, 32, true, "sram", 256 << 10},
+       {"-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb"}, 0, 32, {"fpu", "fp64", "dsp", "mve", "mve.fp"},
+       "sram", 256 << 10},
       {"cortex-m7", "thumbv7em-none-eabi",
-       {"-mcpu=cortex-m7", "-mfloat-abi=hard", "-mfpu=fpv5-d16", "-mthumb"}, 0, 32, true, "sram",
+       {"-mcpu=cortex-m7", "-mfloat-abi=hard", "-mfpu=fpv5-d16", "-mthumb"}, 0, 32, {"fpu", "fp64", "dsp"}, "sram",
        512 << 10},
-      {"host", "", {}, 1024, 64, true, "workspace", 0},
-      {"riscv32", "riscv32-unknown-elf", {"-march=rv32imac", "-mabi=ilp32"}, 0, 32, false, "sram",
+      {"host", "", {}, 1024, 64, {"fpu", "fp64"}, "workspace", 0},
+      {"riscv32", "riscv32-unknown-elf", {"-march=rv32imac", "-mabi=ilp32"}, 0, 32, {}, "sram",
        64 << 10},
   };
   return targets;
@@ -97,7 +99,7 @@ TEST(Targets, EveryBuiltinLoadsWithExpectedValues) {
     EXPECT_EQ(t.cflags, e.cflags);
     EXPECT_EQ(t.max_stack_alloca_size, e.max_stack_alloca_size);
     EXPECT_EQ(t.word_size, e.word_size);
-    EXPECT_EQ(t.has_fpu, e.has_fpu);
+    EXPECT_EQ(t.features, e.features);
     // The runtime's AOTC_WORKSPACE_ALIGNMENT default; see runtime-c/aotc_runtime.h.
     EXPECT_EQ(t.workspace_alignment, 16);
     EXPECT_GE(t.constant_alignment, 4);
@@ -122,7 +124,7 @@ TEST(Targets, MicroTargetsHaveNoStackAllocasAndFpuFlagsMatch) {
     bool soft_float = false;
     for (const std::string& flag : t.cflags) soft_float |= flag == "-mfloat-abi=soft";
     if (t.triple.rfind("thumb", 0) == 0) {
-      EXPECT_EQ(soft_float, !t.has_fpu);
+      EXPECT_EQ(soft_float, !t.has("fpu"));
     }
   }
 }
@@ -150,7 +152,7 @@ max_stack_alloca_size = 256
 workspace_alignment = 32
 constant_alignment = 8
 word_size = 32
-has_fpu = false
+features = ["dsp"]
 
 [[pool]]
 name = "dtcm"
@@ -175,7 +177,7 @@ size = "8MiB"
   EXPECT_EQ(t.workspace_alignment, 32);
   EXPECT_EQ(t.constant_alignment, 8);
   EXPECT_EQ(t.word_size, 32);
-  EXPECT_FALSE(t.has_fpu);
+  EXPECT_EQ(t.features, std::set<std::string>{"dsp"});
   ASSERT_EQ(t.pools.size(), 3u);
   EXPECT_EQ(t.pools[0].name, "dtcm");
   EXPECT_EQ(t.pools[0].size_bytes, 64 * 1024);
@@ -232,9 +234,9 @@ size = "112K"
   EXPECT_EQ(t.pools[0].size_bytes, 112 * 1024);
 
   // Without [[pool]] the base's pools are kept; base may come after other keys.
-  t = load_target_file(write_temp_target("name = \"x\"\nhas_fpu = false\nbase = \"cortex-m7\"\n",
+  t = load_target_file(write_temp_target("name = \"x\"\nfeatures = [\"-fp64\"]\nbase = \"cortex-m7\"\n",
                                          "_2"));
-  EXPECT_FALSE(t.has_fpu);
+  EXPECT_EQ(t.features, (std::set<std::string>{"fpu", "dsp"}));
   EXPECT_EQ(t.cflags, load_builtin_target("cortex-m7").cflags);
   ASSERT_EQ(t.pools.size(), 1u);
   EXPECT_EQ(t.pools[0].size_bytes, 512 * 1024);
@@ -266,8 +268,8 @@ TEST(TargetErrors, FirstProblemInTheFileIsReported) {
 TEST(TargetErrors, WrongTypes) {
   expect_error_at(std::string(kValidHeader) + "word_size = \"32\"\n" + kValidPool, 2, "word_size",
                   "expected an integer, got a string");
-  expect_error_at(std::string(kValidHeader) + "has_fpu = 1\n" + kValidPool, 2, "has_fpu",
-                  "expected a boolean");
+  expect_error_at(std::string(kValidHeader) + "features = \"fpu\"\n" + kValidPool, 2, "features",
+                  "expected an array, got a string");
   expect_error_at(std::string(kValidHeader) + "cflags = \"-O2\"\n" + kValidPool, 2, "cflags",
                   "expected an array");
   expect_error_at(std::string(kValidHeader) + "cflags = [\n  \"-O2\",\n  3,\n]\n" + kValidPool, 4,

@@ -2,7 +2,7 @@
 // right interface and structure, and malformed files (built here with the
 // generated flatbuffers builder, or cut from real models) fail with a
 // CompileError that names what is wrong instead of crashing.
-#include "aot/tflite_importer.h"
+#include "aot/import/tflite_importer.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

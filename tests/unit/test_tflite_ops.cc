@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "lowering/ir_interpreter.h"
-#include "lowering/op_registry.h"
+#include "lowering/ir/ir_interpreter.h"
+#include "aot/graph/op_registry.h"
 #include "lowering/passes/simplify.h"
-#include "lowering/quantization.h"
+#include "lowering/ir/quantization.h"
 #include "runtime-c/aotc_quant_softmax.h"
 
 namespace aotc {

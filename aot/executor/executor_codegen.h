@@ -1,0 +1,31 @@
+// AOT executor code generation: turns a CompiledModel into the files a firmware project
+// compiles.
+//
+//   <name>.h            the API: input/output structs, <name>_run, every size as a macro
+//   <name>.c            the kernels and <name>_run, which calls them in order on
+//                       statically planned memory
+//   <name>_constants.c  the weights as const arrays (flash on a microcontroller)
+//   aotc_runtime.[ch]   the runtime the kernels use (workspace allocator, error codes)
+//   metadata.json       inputs, outputs, memory figures, operators, the memory plan
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "aot/executor/compiled_model.h"
+
+namespace aotc {
+
+struct GeneratedFiles {
+  std::map<std::string, std::string> files;  // file name -> contents
+};
+
+GeneratedFiles generate_sources(const CompiledModel& model, const std::string& model_file_name);
+
+// C member names of the model's inputs and outputs, in model order (unique, valid C).
+std::vector<std::string> input_member_names(const CompiledModel& model);
+std::vector<std::string> output_member_names(const CompiledModel& model);
+
+int64_t constant_bytes(const CompiledModel& model);
+
+}  // namespace aotc

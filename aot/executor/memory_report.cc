@@ -1,0 +1,122 @@
+#include "aot/executor/memory_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "aot/executor/executor_codegen.h"
+
+namespace aotc {
+
+std::vector<PlannedTensor> planned_tensors(const CompiledModel& m) {
+  std::map<TensorId, PlannedTensor> by_root;
+  std::vector<TensorId> order;
+  for (size_t step = 0; step < m.kernels.size(); ++step) {
+    for (TensorId id : m.kernels[step].args) {
+      const Storage& s = m.storage.at(id);
+      if (s.kind != Storage::Kind::kArena) continue;
+      auto [it, fresh] = by_root.try_emplace(s.tensor);
+      if (fresh) {
+        it->second = {m.graph.tensor(s.tensor).name, s.pool, s.offset, m.graph.tensor(s.tensor).size_bytes(),
+                      static_cast<int>(step), 0};
+        order.push_back(s.tensor);
+      }
+      it->second.last_step = static_cast<int>(step);
+    }
+  }
+  std::vector<PlannedTensor> out;
+  for (TensorId id : order) out.push_back(by_root[id]);
+  return out;
+}
+
+namespace {
+
+std::string with_commas(int64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > (s[0] == '-' ? 1 : 0); i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string memory_report_table(const CompiledModel& m) {
+  std::ostringstream os;
+  char line[256];
+  os << "memory plan of '" << m.name << "' for target " << m.target.name << "\n";
+  auto row = [&](const char* what, int64_t bytes, const std::string& note) {
+    std::snprintf(line, sizeof line, "  %-22s %12s B  %s\n", what, with_commas(bytes).c_str(), note.c_str());
+    os << line;
+  };
+  row("workspace (RAM)", m.arena.total_bytes, "activations and scratch; strategy " + m.arena.strategy);
+  row("  lower bound", m.arena.lower_bound, "largest sum of tensors live at one step");
+  row("  largest scratch", m.scratch_bytes, "one kernel's workspace blocks, planned in the arena");
+  for (size_t i = 0; i < m.pools.size(); ++i) {
+    const PoolConfig& p = m.pools[i];
+    std::string note = (p.size_bytes ? "of " + with_commas(p.size_bytes) + " B" : std::string("unbounded")) +
+                       (p.runtime_provided ? ", provided at run time" : ", static") +
+                       (p.section.empty() ? "" : ", section " + p.section);
+    row(("  pool " + p.name).c_str(), m.arena.pool_bytes[i], note);
+  }
+  row("constants (flash)", constant_bytes(m), "");
+  row("max stack arrays", m.max_stack_bytes, "largest in one kernel");
+  os << "\n";
+  std::snprintf(line, sizeof line, "  %-40s %-8s %10s %10s %6s %6s\n", "tensor", "pool", "offset", "bytes", "first", "last");
+  os << line;
+  for (const PlannedTensor& t : planned_tensors(m)) {
+    std::string name = t.name.size() > 40 ? "..." + t.name.substr(t.name.size() - 37) : t.name;
+    std::snprintf(line, sizeof line, "  %-40s %-8s %10lld %10lld %6d %6d\n", name.c_str(),
+                  m.pools[static_cast<size_t>(t.pool)].name.c_str(), static_cast<long long>(t.offset),
+                  static_cast<long long>(t.bytes), t.first_step, t.last_step);
+    os << line;
+  }
+  return os.str();
+}
+
+std::string memory_plan_svg(const CompiledModel& m) {
+  std::vector<PlannedTensor> tensors = planned_tensors(m);
+  const int kHeight = 600, kMarginLeft = 80, kMarginTop = 40;
+  int steps = std::max<int>(1, static_cast<int>(m.kernels.size()));
+  const int kStepWidth = std::max(24, 640 / steps);  // at least 640 px across
+  double bytes = static_cast<double>(std::max<int64_t>(1, m.arena.total_bytes));
+  double scale = kHeight / bytes;
+  int width = kMarginLeft + steps * kStepWidth + 20;
+  std::ostringstream os;
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << kHeight + kMarginTop + 30
+     << "\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  os << "<text x=\"" << kMarginLeft << "\" y=\"16\">" << xml_escape(m.name) << ": activations "
+     << with_commas(m.arena.total_bytes) << " B (lower bound " << with_commas(m.arena.lower_bound)
+     << " B); kernel steps across, addresses down; hover a box for its tensor</text>\n";
+  os << "<rect x=\"" << kMarginLeft << "\" y=\"" << kMarginTop << "\" width=\"" << steps * kStepWidth << "\" height=\""
+     << kHeight << "\" fill=\"#f4f4f4\" stroke=\"#999\"/>\n";
+  for (int i = 0; i <= 4; ++i) {
+    int64_t addr = static_cast<int64_t>(bytes * i / 4);
+    os << "<text x=\"4\" y=\"" << kMarginTop + kHeight * i / 4 + 4 << "\">" << with_commas(addr) << "</text>\n";
+  }
+  const char* kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"};
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const PlannedTensor& t = tensors[i];
+    double y = kMarginTop + t.offset * scale, h = std::max(1.0, t.bytes * scale);
+    os << "<rect x=\"" << kMarginLeft + t.first_step * kStepWidth << "\" y=\"" << y << "\" width=\""
+       << (t.last_step - t.first_step + 1) * kStepWidth << "\" height=\"" << h << "\" fill=\"" << kColors[i % 8]
+       << "\" stroke=\"#333\" stroke-width=\"0.5\"><title>" << xml_escape(t.name) << ": " << with_commas(t.bytes)
+       << " B at offset " << t.offset << ", steps " << t.first_step << "-" << t.last_step << "</title></rect>\n";
+  }
+  os << "<text x=\"" << kMarginLeft << "\" y=\"" << kMarginTop + kHeight + 20 << "\">kernel steps 0-" << steps - 1
+     << "</text>\n</svg>\n";
+  return os.str();
+}
+
+}  // namespace aotc

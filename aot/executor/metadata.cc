@@ -1,0 +1,77 @@
+#include "aot/executor/metadata.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "aot/executor/executor_codegen.h"
+#include "aot/executor/memory_report.h"
+
+namespace aotc {
+
+namespace {
+
+nlohmann::json tensor_json(const Tensor& t, const std::string& member) {
+  return {{"name", t.name}, {"c_name", member}, {"dtype", t.dtype.str()}, {"shape", t.shape}, {"bytes", t.size_bytes()}};
+}
+
+}  // namespace
+
+std::string metadata_json(const CompiledModel& m, const std::string& model_file_name) {
+  const Graph& g = m.graph;
+  nlohmann::json j;
+  j["aotc_version"] = AOTC_VERSION;
+  j["model"] = model_file_name;
+  j["name"] = m.name;
+  j["target"] = m.target.name;
+  auto in_names = input_member_names(m), out_names = output_member_names(m);
+  j["inputs"] = nlohmann::json::array();
+  for (size_t i = 0; i < g.inputs.size(); ++i) j["inputs"].push_back(tensor_json(g.tensor(g.inputs[i]), in_names[i]));
+  j["outputs"] = nlohmann::json::array();
+  for (size_t i = 0; i < g.outputs.size(); ++i) j["outputs"].push_back(tensor_json(g.tensor(g.outputs[i]), out_names[i]));
+
+  j["memory"] = {{"workspace_bytes", m.arena.total_bytes},
+                 {"activation_bytes", m.arena.total_bytes},
+                 {"largest_kernel_scratch_bytes", m.scratch_bytes},
+                 {"lower_bound_bytes", m.arena.lower_bound},
+                 {"constant_bytes", constant_bytes(m)},
+                 {"max_stack_bytes", m.max_stack_bytes},
+                 {"plan_strategy", m.arena.strategy}};
+
+  j["pools"] = nlohmann::json::array();
+  for (size_t i = 0; i < m.pools.size(); ++i)
+    j["pools"].push_back({{"name", m.pools[i].name},
+                          {"capacity_bytes", m.pools[i].size_bytes},
+                          {"used_bytes", i < m.arena.pool_bytes.size() ? m.arena.pool_bytes[i] : 0},
+                          {"runtime_provided", m.pools[i].runtime_provided},
+                          {"section", m.pools[i].section}});
+
+  std::set<std::string> ops;
+  for (const Node& n : g.nodes) {
+    ops.insert(n.op);
+    for (const Node& s : n.body) ops.insert(s.op);
+  }
+  j["operators"] = ops;
+
+  j["kernels"] = nlohmann::json::array();
+  for (auto& k : m.kernels) {
+    nlohmann::json kj = {{"function", m.name + "_" + k.c_name},
+                         {"node", k.func.attrs.at("source_node")},
+                         {"stack_bytes", k.memory.stack_bytes},
+                         {"scratch_bytes", k.memory.workspace_bytes}};
+    if (k.func.attrs.count("fused")) kj["fused"] = k.func.attrs.at("fused");
+    j["kernels"].push_back(kj);
+  }
+
+  // The plan: each arena tensor with its pool, offset and the steps it is live.
+  j["activations"] = nlohmann::json::array();
+  for (const PlannedTensor& t : planned_tensors(m))
+    j["activations"].push_back({{"tensor", t.name},
+                                {"pool", m.pools[static_cast<size_t>(t.pool)].name},
+                                {"offset", t.offset},
+                                {"bytes", t.bytes},
+                                {"first_step", t.first_step},
+                                {"last_step", t.last_step}});
+  return j.dump(2) + "\n";
+}
+
+}  // namespace aotc

@@ -1,0 +1,198 @@
+#include "aot/executor/storage_planner.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+#include "aot/graph/op_registry.h"
+
+namespace aotc {
+namespace {
+
+using StorageMap = std::map<TensorId, Storage>;
+
+// The tensor whose bytes a chain of views ends in.
+TensorId view_source(TensorId id, const std::map<TensorId, TensorId>& views) {
+  for (auto it = views.find(id); it != views.end(); it = views.find(id)) id = it->second;
+  return id;
+}
+
+// Live range of every arena root over the kernel steps, in root id order.
+std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const StorageMap& storage) {
+  std::map<TensorId, LiveRange> ranges;
+  for (size_t step = 0; step < m.kernels.size(); ++step) {
+    for (TensorId id : m.kernels[step].args) {
+      const Storage& s = storage.at(id);
+      if (s.kind != Storage::Kind::kArena) continue;
+      auto [it, fresh] = ranges.try_emplace(s.tensor);
+      if (fresh) {
+        it->second.size = m.graph.tensor(s.tensor).size_bytes();
+        it->second.first = static_cast<int>(step);
+      }
+      it->second.last = static_cast<int>(step);
+    }
+  }
+  return ranges;
+}
+
+// Tensors first (in root id order), then each kernel's scratch, live for its step only.
+std::vector<LiveRange> arena_and_scratch_ranges(const CompiledModel& m, const StorageMap& storage) {
+  std::vector<LiveRange> list;
+  for (auto& [id, r] : arena_ranges(m, storage)) list.push_back(r);
+  for (size_t step = 0; step < m.kernels.size(); ++step)
+    if (m.kernels[step].memory.workspace_bytes > 0)
+      list.push_back({m.kernels[step].memory.workspace_bytes, static_cast<int>(step), static_cast<int>(step)});
+  return list;
+}
+
+Placement place_arena(const CompiledModel& m, const StorageMap& storage) {
+  return plan_memory(arena_and_scratch_ranges(m, storage), m.target.workspace_alignment);
+}
+
+std::string pool_list(const std::vector<PoolConfig>& pools) {
+  std::string s;
+  for (auto& p : pools) s += (s.empty() ? "" : ", ") + p.name + " " + (p.size_bytes ? std::to_string(p.size_bytes) + " B" : "unbounded");
+  return s;
+}
+
+// The placement into the target's pools, or a CompileError that says what is needed and
+// where the peak is.
+// Bit p set when pool p's tensor glob admits `name`. A tensor no glob names may go to the
+// pools without one.
+uint64_t allowed_pools(const std::vector<PoolConfig>& pools, const std::string& name) {
+  uint64_t named = 0, open = 0;
+  for (size_t p = 0; p < pools.size() && p < 64; ++p) {
+    const std::string& glob = pools[p].tensors;
+    if (glob.empty() || glob == "*") open |= uint64_t{1} << p;
+    else if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) named |= uint64_t{1} << p;
+  }
+  return named | open;
+}
+
+Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storage) {
+  std::vector<LiveRange> ranges = arena_and_scratch_ranges(m, storage);
+  size_t index = 0;
+  for (auto& [root, range] : arena_ranges(m, storage)) {
+    ranges[index].allowed_pools = allowed_pools(m.pools, m.graph.tensor(root).name);
+    if (ranges[index++].allowed_pools == 0)
+      throw CompileError("tensor '" + m.graph.tensor(root).name +
+                         "' matches no pool's 'tensors' pattern, and every pool has one (" + pool_list(m.pools) + ")");
+  }
+  std::vector<int64_t> capacities;
+  for (auto& p : m.pools) capacities.push_back(p.size_bytes);
+  Placement placement;
+  if (place_in_pools(ranges, capacities, m.target.workspace_alignment, &placement)) return placement;
+  auto [step, live] = peak_step(ranges, m.target.workspace_alignment);
+  std::string at = step < static_cast<int>(m.kernels.size()) ? m.kernels[static_cast<size_t>(step)].func.attrs.at("source_node") : "?";
+  Placement unbounded = plan_memory(ranges, m.target.workspace_alignment);
+  throw CompileError("the model does not fit in the memory pools (" + pool_list(m.pools) + "): its activations need " +
+                     std::to_string(unbounded.total_bytes) + " bytes in one pool, at least " + std::to_string(live) +
+                     " bytes at the peak, step " + std::to_string(step) + " (" + at + ")");
+}
+
+// Lets kernel `step` write its output over `input`: the output's storage becomes the
+// input's. Only when both are arena tensors of the same layout, the input is read for
+// the last time at this step and the output is first written here.
+bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, TensorId input) {
+  const Graph& g = m.graph;
+  const KernelStep& k = m.kernels[step];
+  const Storage& out = storage.at(k.in_place_output);
+  const Storage& src = storage.at(input);
+  if (out.kind != Storage::Kind::kArena || src.kind != Storage::Kind::kArena || src.tensor == out.tensor) return false;
+  if (g.tensor(input).shape != g.tensor(k.in_place_output).shape || g.tensor(input).dtype != g.tensor(k.in_place_output).dtype)
+    return false;
+  auto ranges = arena_ranges(m, storage);
+  if (ranges.at(src.tensor).last != static_cast<int>(step) || ranges.at(out.tensor).first != static_cast<int>(step))
+    return false;
+  TensorId from = out.tensor, to = src.tensor;
+  for (auto& [id, s] : storage)
+    if (s.kind == Storage::Kind::kArena && s.tensor == from) s.tensor = to;
+  return true;
+}
+
+}  // namespace
+
+// Decides the storage of every tensor the kernels touch, and plans the arena.
+void plan_storage(CompiledModel& m) {
+  const Graph& g = m.graph;
+  std::map<TensorId, TensorId> views;  // view output -> its input
+  for (const Node& n : g.nodes)
+    if (find_op(n.op)->is_view) views[n.outputs[0]] = n.inputs[0];
+
+  // Roots: where the bytes of each tensor really are.
+  auto root_storage = [&](TensorId root) {
+    Storage s;
+    s.tensor = root;
+    const Tensor& t = g.tensor(root);
+    if (t.is_constant()) s.kind = Storage::Kind::kConstant;
+    else if (std::count(g.inputs.begin(), g.inputs.end(), root)) s.kind = Storage::Kind::kInput;
+    else if (g.is_graph_output(root)) s.kind = Storage::Kind::kOutput;
+    else s.kind = Storage::Kind::kArena;
+    return s;
+  };
+
+  // An arena root whose view chain ends in a graph output is stored in that output directly.
+  std::map<TensorId, TensorId> root_to_output;
+  for (TensorId out : g.outputs) {
+    TensorId root = view_source(out, views);
+    if (root == out) continue;
+    if (root_storage(root).kind == Storage::Kind::kArena && !root_to_output.count(root)) {
+      root_to_output[root] = out;
+    } else {
+      m.copies.push_back({root_storage(root), out});
+    }
+  }
+
+  std::vector<TensorId> touched;
+  for (auto& k : m.kernels) touched.insert(touched.end(), k.args.begin(), k.args.end());
+  for (TensorId id : touched) {
+    TensorId root = view_source(id, views);
+    if (root_to_output.count(root)) {
+      Storage s;
+      s.kind = Storage::Kind::kOutput;
+      s.tensor = root_to_output[root];
+      m.storage[id] = s;
+    } else {
+      m.storage[id] = root_storage(root);
+    }
+  }
+
+  // Graph outputs no kernel writes (a folded constant, an input passed through) are copied.
+  for (TensorId out : g.outputs) {
+    bool copied = std::any_of(m.copies.begin(), m.copies.end(), [&](const CopyStep& c) { return c.to == out; });
+    TensorId root = view_source(out, views);
+    bool stored_in_place = root_to_output.count(root) && root_to_output[root] == out;
+    if (!m.storage.count(out) && !copied && !stored_in_place) m.copies.push_back({root_storage(root), out});
+  }
+
+  // In-place merges, each kept only if the plan does not grow.
+  StorageMap best = m.storage;
+  Placement best_plan = place_arena(m, best);
+  for (size_t step = 0; step < m.kernels.size() && m.in_place; ++step) {
+    for (TensorId in : m.kernels[step].in_place_inputs) {
+      StorageMap trial = best;
+      if (!merge_in_place(m, trial, step, in)) continue;
+      Placement p = place_arena(m, trial);
+      if (p.total_bytes <= best_plan.total_bytes) best = std::move(trial), best_plan = p;
+    }
+  }
+  m.storage = std::move(best);
+  m.arena = place_in_target_pools(m, m.storage);
+  // The placement lists the arena roots in arena_ranges' order, then the kernels' scratch.
+  std::map<TensorId, size_t> index_of_root;
+  for (auto& [root, range] : arena_ranges(m, m.storage)) index_of_root.emplace(root, index_of_root.size());
+  for (auto& [id, s] : m.storage) {
+    if (s.kind != Storage::Kind::kArena) continue;
+    size_t index = index_of_root.at(s.tensor);
+    s.offset = m.arena.offsets[index];
+    s.pool = m.arena.pools[index];
+  }
+  size_t next = index_of_root.size();
+  for (auto& k : m.kernels) {
+    if (k.memory.workspace_bytes == 0) continue;
+    k.scratch_offset = m.arena.offsets[next];
+    k.scratch_pool = m.arena.pools[next++];
+  }
+}
+
+}  // namespace aotc

@@ -1,0 +1,19 @@
+// Where every tensor lives at run time: the caller's input and output buffers, const
+// weights, or the statically planned activation arena.
+//
+// Views (Reshape, Flatten) share their source's bytes; a view chain that ends in a graph
+// output is computed directly into the caller's output buffer. Kernels that allow it
+// write their output over an input that dies there (elementwise operators, staged
+// depthwise and 1x1 convolutions, residual additions fused into a convolution); each such
+// merge is kept only if the arena does not grow. Then the arena is planned
+// (aot/memory_planner.h).
+#pragma once
+
+#include "aot/executor/compiled_model.h"
+
+namespace aotc {
+
+// Fills model.storage, model.copies and model.arena from model.graph and model.kernels.
+void plan_storage(CompiledModel& model);
+
+}  // namespace aotc

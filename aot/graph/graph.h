@@ -1,0 +1,108 @@
+// The typed operator graph that both importers produce and the graph passes rewrite.
+//
+// Tensors live in one table indexed by TensorId; nodes refer to them by id. A tensor with
+// `data` is a constant (an ONNX initializer or a TFLite buffer). Shapes are static: the
+// importer rejects anything else. Operator names are ONNX's ("Conv", "Gemm") where ONNX
+// has the operator; the TFLite importer maps onto them or onto "tfl."-prefixed operators.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "aot/base/dtype.h"
+#include "aot/base/errors.h"
+
+namespace aotc {
+
+using TensorId = int;
+constexpr TensorId kNoTensor = -1;  // an omitted optional input
+
+// Per-tensor (axis < 0, one scale) or per-channel (scale per index along axis).
+struct Quantization {
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;
+  int axis = -1;
+  bool empty() const { return scale.empty(); }
+};
+
+struct Tensor {
+  std::string name;
+  DataType dtype;
+  std::vector<int64_t> shape;
+  bool shape_known = false;
+  std::optional<std::vector<uint8_t>> data;  // set for constants, little-endian
+  Quantization quant;
+
+  bool is_constant() const { return data.has_value(); }
+  int64_t num_elements() const;
+  int64_t size_bytes() const { return num_elements() * dtype.bytes(); }
+  // Constant element i converted to double / int64 (any dtype).
+  double element_as_double(int64_t i) const;
+  int64_t element_as_int(int64_t i) const;
+  std::vector<int64_t> ints() const;    // all elements as int64
+  std::vector<double> floats() const;   // all elements as double
+};
+
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+
+struct Node {
+  std::string name;
+  std::string op;
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> outputs;
+  std::map<std::string, AttrValue> attrs;
+
+  // For a fused elementwise chain: the original nodes in order; the last one's output
+  // is the fused node's output. Empty for every other node.
+  std::vector<Node> body;
+
+  bool has_attr(const std::string& key) const { return attrs.count(key) != 0; }
+  int64_t attr_int(const std::string& key, int64_t fallback) const;
+  double attr_float(const std::string& key, double fallback) const;
+  std::string attr_string(const std::string& key, const std::string& fallback) const;
+  std::vector<int64_t> attr_ints(const std::string& key, std::vector<int64_t> fallback = {}) const;
+  std::vector<double> attr_floats(const std::string& key, std::vector<double> fallback = {}) const;
+
+  // "name (Op)" for messages; "<unnamed> (Op)" when the node has no name (importers name
+  // unnamed nodes after their first output, so this is rare).
+  std::string label() const;
+  // The i-th input if present (id != kNoTensor), else kNoTensor.
+  TensorId input(size_t i) const { return i < inputs.size() ? inputs[i] : kNoTensor; }
+};
+
+// Graph-level tensor id of the un-fused output that node.body[0] consumes (an attribute
+// of a node with a fused epilogue).
+constexpr const char* kAnchorOutputAttr = "fused.anchor_output";
+
+// The tensor the node itself computes, before its fused epilogue: its quantization is
+// what the node's own requantization targets. outputs[0] when nothing is fused.
+TensorId anchor_output(const Node& node);
+
+struct Graph {
+  std::string source_format;  // "onnx" or "tflite"
+  int64_t opset = 0;          // ONNX default-domain opset
+  std::vector<Tensor> tensors;
+  std::vector<Node> nodes;    // in a valid execution order
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> outputs;
+
+  Tensor& tensor(TensorId id) { return tensors.at(static_cast<size_t>(id)); }
+  const Tensor& tensor(TensorId id) const { return tensors.at(static_cast<size_t>(id)); }
+  TensorId add_tensor(Tensor t);
+  TensorId add_constant(const std::string& name, DataType dtype, std::vector<int64_t> shape, std::vector<uint8_t> bytes);
+  std::vector<int> consumers(TensorId id) const;  // node indices that read `id` (also in fused bodies)
+  bool is_graph_output(TensorId id) const;
+};
+
+// Throws CompileError("node <label>: <message>").
+[[noreturn]] void node_error(const Node& node, const std::string& message);
+
+std::string shape_str(const std::vector<int64_t>& shape);
+// The product of the dimensions (1 for a scalar).
+int64_t num_elements(const std::vector<int64_t>& shape);
+
+}  // namespace aotc

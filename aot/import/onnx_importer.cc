@@ -1,0 +1,272 @@
+#include "aot/import/onnx_importer.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace aotc {
+namespace {
+
+bool onnx_dtype(int elem_type, DataType* out) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT: *out = DataType::Float32(); return true;
+    case onnx::TensorProto::DOUBLE: *out = DataType::Float64(); return true;
+    case onnx::TensorProto::UINT8: *out = DataType::UInt(8); return true;
+    case onnx::TensorProto::INT8: *out = DataType::Int(8); return true;
+    case onnx::TensorProto::UINT16: *out = DataType::UInt(16); return true;
+    case onnx::TensorProto::INT16: *out = DataType::Int(16); return true;
+    case onnx::TensorProto::INT32: *out = DataType::Int(32); return true;
+    case onnx::TensorProto::INT64: *out = DataType::Int(64); return true;
+    case onnx::TensorProto::UINT32: *out = DataType::UInt(32); return true;
+    case onnx::TensorProto::BOOL: *out = DataType::Bool(); return true;
+    default: return false;
+  }
+}
+
+// "float16 (10)": the name ONNX gives an element type, for messages.
+std::string elem_type_name(int elem_type) {
+  std::string name = onnx::TensorProto_DataType_IsValid(elem_type)
+                         ? onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(elem_type))
+                         : "unknown";
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name + " (" + std::to_string(elem_type) + ")";
+}
+
+int onnx_elem_type(DataType t) {
+  if (t == DataType::Float32()) return onnx::TensorProto::FLOAT;
+  if (t == DataType::Float64()) return onnx::TensorProto::DOUBLE;
+  if (t == DataType::UInt(8)) return onnx::TensorProto::UINT8;
+  if (t == DataType::Int(8)) return onnx::TensorProto::INT8;
+  if (t == DataType::UInt(16)) return onnx::TensorProto::UINT16;
+  if (t == DataType::Int(16)) return onnx::TensorProto::INT16;
+  if (t == DataType::Int(32)) return onnx::TensorProto::INT32;
+  if (t == DataType::Int(64)) return onnx::TensorProto::INT64;
+  if (t == DataType::UInt(32)) return onnx::TensorProto::UINT32;
+  if (t == DataType::Bool()) return onnx::TensorProto::BOOL;
+  return onnx::TensorProto::UNDEFINED;
+}
+
+template <typename T, typename Field>
+void append_values(const Field& field, std::vector<uint8_t>* bytes) {
+  for (auto v : field) {
+    T x = static_cast<T>(v);
+    const auto* p = reinterpret_cast<const uint8_t*>(&x);
+    bytes->insert(bytes->end(), p, p + sizeof(T));
+  }
+}
+
+Tensor convert_tensor(const onnx::TensorProto& tp, const std::string& what) {
+  Tensor t;
+  t.name = tp.name();
+  if (!onnx_dtype(tp.data_type(), &t.dtype))
+    throw CompileError(what + ": tensor '" + tp.name() + "' has unsupported element type " + elem_type_name(tp.data_type()));
+  if (tp.data_location() == onnx::TensorProto::EXTERNAL)
+    throw CompileError(what + ": tensor '" + tp.name() + "' keeps its data in an external file, which is not supported");
+  for (int64_t d : tp.dims()) {
+    if (d < 0) throw CompileError(what + ": tensor '" + tp.name() + "' has a negative dimension");
+    t.shape.push_back(d);
+  }
+  t.shape_known = true;
+  std::vector<uint8_t> bytes;
+  if (tp.has_raw_data()) {
+    bytes.assign(tp.raw_data().begin(), tp.raw_data().end());
+  } else {
+    switch (tp.data_type()) {
+      case onnx::TensorProto::FLOAT: append_values<float>(tp.float_data(), &bytes); break;
+      case onnx::TensorProto::DOUBLE: append_values<double>(tp.double_data(), &bytes); break;
+      case onnx::TensorProto::INT64: append_values<int64_t>(tp.int64_data(), &bytes); break;
+      case onnx::TensorProto::UINT32: append_values<uint32_t>(tp.uint64_data(), &bytes); break;
+      case onnx::TensorProto::INT32: append_values<int32_t>(tp.int32_data(), &bytes); break;
+      case onnx::TensorProto::INT16: append_values<int16_t>(tp.int32_data(), &bytes); break;
+      case onnx::TensorProto::UINT16: append_values<uint16_t>(tp.int32_data(), &bytes); break;
+      case onnx::TensorProto::INT8: append_values<int8_t>(tp.int32_data(), &bytes); break;
+      case onnx::TensorProto::UINT8:
+      case onnx::TensorProto::BOOL: append_values<uint8_t>(tp.int32_data(), &bytes); break;
+      default: break;
+    }
+  }
+  if (static_cast<int64_t>(bytes.size()) != t.size_bytes())
+    throw CompileError(what + ": tensor '" + tp.name() + "' has " + std::to_string(bytes.size()) + " bytes of data but its shape " +
+                       shape_str(t.shape) + " of " + t.dtype.str() + " needs " + std::to_string(t.size_bytes()));
+  t.data = std::move(bytes);
+  return t;
+}
+
+AttrValue convert_attribute(const onnx::AttributeProto& a, const Node& node) {
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: return static_cast<int64_t>(a.i());
+    case onnx::AttributeProto::FLOAT: return static_cast<double>(a.f());
+    case onnx::AttributeProto::STRING: return a.s();
+    case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case onnx::AttributeProto::FLOATS: {
+      std::vector<double> v;
+      for (float f : a.floats()) v.push_back(f);
+      return v;
+    }
+    default: node_error(node, "attribute '" + a.name() + "' has a type aotc does not support");
+  }
+}
+
+class OnnxImporter {
+ public:
+  explicit OnnxImporter(std::string path) : path_(std::move(path)) {}
+
+  Graph run() {
+    onnx::ModelProto model = read_model();
+    g_.source_format = "onnx";
+    for (auto& op : model.opset_import())
+      if (op.domain().empty() || op.domain() == "ai.onnx") g_.opset = op.version();
+    const onnx::GraphProto& graph = model.graph();
+    for (auto& init : graph.initializer()) define(init.name(), g_.add_tensor(convert_tensor(init, path_)));
+    for (auto& in : graph.input()) {
+      if (ids_.count(in.name())) continue;  // an initializer listed as input (older exporters)
+      g_.inputs.push_back(define(in.name(), g_.add_tensor(input_tensor(in))));
+    }
+    for (auto& n : graph.node()) add_node(n);
+    for (auto& out : graph.output()) {
+      auto it = ids_.find(out.name());
+      if (it == ids_.end()) throw CompileError(path_ + ": graph output '" + out.name() + "' is not produced by any node");
+      g_.outputs.push_back(it->second);
+    }
+    if (g_.inputs.empty() && graph.node_size() > 0) {
+      // Legal, but worth saying: everything will be folded into constants.
+    }
+    return std::move(g_);
+  }
+
+ private:
+  onnx::ModelProto read_model() {
+    std::ifstream f(path_, std::ios::binary);
+    if (!f) throw CompileError(path_ + ": cannot open the file");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    onnx::ModelProto model;
+    if (!model.ParseFromString(ss.str()) || !model.has_graph())
+      throw CompileError(path_ + ": not a valid ONNX model (the protobuf does not parse; is the file truncated?)");
+    return model;
+  }
+
+  Tensor input_tensor(const onnx::ValueInfoProto& in) {
+    Tensor t;
+    t.name = in.name();
+    const auto& type = in.type();
+    if (!type.has_tensor_type()) throw CompileError(path_ + ": graph input '" + in.name() + "' is not a tensor");
+    if (!onnx_dtype(type.tensor_type().elem_type(), &t.dtype))
+      throw CompileError(path_ + ": graph input '" + in.name() + "' has unsupported element type " +
+                         elem_type_name(type.tensor_type().elem_type()));
+    if (!type.tensor_type().has_shape()) throw CompileError(path_ + ": graph input '" + in.name() + "' has no shape");
+    for (auto& d : type.tensor_type().shape().dim()) {
+      if (d.has_dim_value() && d.dim_value() == 0)
+        throw CompileError(path_ + ": graph input '" + in.name() + "' has a dimension of size 0; tensors without elements are not supported");
+      if (!d.has_dim_value() || d.dim_value() < 0)
+        throw CompileError(path_ + ": graph input '" + in.name() + "' has a dynamic dimension" +
+                           (d.has_dim_param() ? " '" + d.dim_param() + "'" : "") +
+                           "; aotc needs static shapes (export the model with fixed input sizes)");
+      t.shape.push_back(d.dim_value());
+    }
+    t.shape_known = true;
+    return t;
+  }
+
+  TensorId define(const std::string& name, TensorId id) {
+    ids_[name] = id;
+    return id;
+  }
+
+  void add_node(const onnx::NodeProto& n) {
+    Node node;
+    node.name = n.name();
+    node.op = n.op_type();
+    // Unnamed nodes are common in exported models; an output names them in messages.
+    for (int i = 0; i < n.output_size() && node.name.empty(); ++i) node.name = n.output(i);
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      node_error(node, "operator domain '" + n.domain() + "' is not supported");
+    for (auto& a : n.attribute()) {
+      if (a.type() == onnx::AttributeProto::TENSOR) continue;  // only Constant uses these; read below
+      node.attrs[a.name()] = convert_attribute(a, node);
+    }
+
+    if (node.op == "Constant") return add_constant(n, node);
+    for (auto& in : n.input()) {
+      if (in.empty()) {
+        node.inputs.push_back(kNoTensor);
+        continue;
+      }
+      auto it = ids_.find(in);
+      if (it == ids_.end())
+        node_error(node, "input '" + in + "' is not a graph input, an initializer, or the output of an earlier node");
+      node.inputs.push_back(it->second);
+    }
+    for (auto& out : n.output()) {
+      if (out.empty()) {
+        node.outputs.push_back(kNoTensor);
+        continue;
+      }
+      if (ids_.count(out)) node_error(node, "output '" + out + "' is defined twice");
+      Tensor t;
+      t.name = out;
+      node.outputs.push_back(define(out, g_.add_tensor(std::move(t))));
+    }
+    g_.nodes.push_back(std::move(node));
+  }
+
+  void add_constant(const onnx::NodeProto& n, const Node& node) {
+    if (n.output_size() != 1) node_error(node, "Constant must have one output");
+    Tensor t;
+    for (auto& a : n.attribute()) {
+      if (a.name() == "value") {
+        t = convert_tensor(a.t(), path_);
+      } else if (a.name() == "value_float" || a.name() == "value_int" || a.name() == "value_floats" || a.name() == "value_ints") {
+        bool is_float = a.name().find("float") != std::string::npos;
+        bool is_list = a.name().back() == 's';
+        std::vector<uint8_t> bytes;
+        if (is_float) {
+          std::vector<float> v = is_list ? std::vector<float>(a.floats().begin(), a.floats().end()) : std::vector<float>{a.f()};
+          append_values<float>(v, &bytes);
+          t.dtype = DataType::Float32();
+          if (is_list) t.shape = {static_cast<int64_t>(v.size())};
+        } else {
+          std::vector<int64_t> v = is_list ? std::vector<int64_t>(a.ints().begin(), a.ints().end()) : std::vector<int64_t>{a.i()};
+          append_values<int64_t>(v, &bytes);
+          t.dtype = DataType::Int(64);
+          if (is_list) t.shape = {static_cast<int64_t>(v.size())};
+        }
+        t.shape_known = true;
+        t.data = std::move(bytes);
+      } else {
+        node_error(node, "Constant attribute '" + a.name() + "' is not supported");
+      }
+    }
+    if (!t.data) node_error(node, "Constant has no value");
+    t.name = n.output(0);
+    define(n.output(0), g_.add_tensor(std::move(t)));
+  }
+
+  std::string path_;
+  Graph g_;
+  std::map<std::string, TensorId> ids_;
+};
+
+}  // namespace
+
+Graph import_onnx(const std::string& path) { return OnnxImporter(path).run(); }
+
+Tensor parse_onnx_tensor(const std::string& bytes, const std::string& what) {
+  onnx::TensorProto tp;
+  if (!tp.ParseFromString(bytes)) throw CompileError(what + ": not a valid ONNX TensorProto");
+  return convert_tensor(tp, what);
+}
+
+std::string serialize_onnx_tensor(const Tensor& t) {
+  onnx::TensorProto tp;
+  tp.set_name(t.name);
+  tp.set_data_type(onnx_elem_type(t.dtype));
+  for (int64_t d : t.shape) tp.add_dims(d);
+  tp.set_raw_data(std::string(t.data->begin(), t.data->end()));
+  return tp.SerializeAsString();
+}
+
+}  // namespace aotc

@@ -1,0 +1,457 @@
+#include "aot/import/tflite_importer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <vector>
+
+#include "flatbuffers/flatbuffers.h"
+#include "aot/import/tflite_operators.h"
+#include "tflite_schema_generated.h"
+
+namespace aotc {
+namespace {
+
+// The largest tensor the importer accepts (1 TiB): far beyond any microcontroller,
+// small enough that element counts times element sizes never overflow int64.
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+
+// Several tensors may share one buffer, and each gets its own copy of the bytes.
+// A hostile file could make a few megabytes expand into terabytes that way; real
+// models share only small buffers, so cap the total at this multiple of the file.
+constexpr uint64_t kMaxConstantBytesPerFileByte = 16;
+
+// The only schema version TFLite has written since 2017 (and all TFLite Micro reads).
+constexpr uint32_t kSchemaVersion = 3;
+
+// Values of TFLite's BuiltinOperator enum that the importer treats specially.
+constexpr int32_t kCustomCode = 32;
+constexpr int32_t kConv2DCode = 3;
+constexpr int32_t kDepthwiseConv2DCode = 4;
+constexpr int32_t kFullyConnectedCode = 9;
+
+[[noreturn]] void fail(const std::string& message) { throw CompileError(message); }
+
+using tflite_import::BuiltinOperatorInfo;
+
+std::string quoted(const std::string& name) { return "'" + name + "'"; }
+
+// ---------------------------------------------------------------------------
+// Tensors.
+
+bool to_data_type(tfl::TensorType type, DataType* out) {
+  switch (type) {
+    case tfl::TensorType_FLOAT32: *out = DataType::Float32(); return true;
+    case tfl::TensorType_INT8: *out = DataType::Int(8); return true;
+    case tfl::TensorType_UINT8: *out = DataType::UInt(8); return true;
+    case tfl::TensorType_INT16: *out = DataType::Int(16); return true;
+    case tfl::TensorType_INT32: *out = DataType::Int(32); return true;
+    case tfl::TensorType_INT64: *out = DataType::Int(64); return true;
+    case tfl::TensorType_BOOL: *out = DataType::Bool(); return true;
+    default: return false;
+  }
+}
+
+std::string tensor_type_name(tfl::TensorType type) {
+  const char* name = tfl::EnumNameTensorType(type);
+  return name != nullptr && *name != '\0' ? name : "type " + std::to_string(static_cast<int>(type));
+}
+
+template <typename T>
+std::string list_str(const flatbuffers::Vector<T>& values) {
+  std::vector<int64_t> ints(values.begin(), values.end());
+  return shape_str(ints);
+}
+
+// The flatbuffers verifier checks only that a vector's length prefix is 4-byte
+// aligned, so the elements of a [long] vector may not be 8-byte aligned: copy
+// them out bytewise instead of loading them through an int64_t pointer.
+std::vector<int64_t> read_int64_vector(const flatbuffers::Vector<int64_t>& values) {
+  std::vector<int64_t> result(values.size());
+  if (!result.empty()) std::memcpy(result.data(), values.Data(), result.size() * sizeof(int64_t));
+  return result;
+}
+
+// Whether a zero point is representable in the tensor's element type; only the
+// narrow types are checked (int32 biases use 0, wider types are never quantized).
+bool zero_point_fits(DataType dtype, int64_t zero_point) {
+  if (dtype == DataType::Int(8)) return zero_point >= -128 && zero_point <= 127;
+  if (dtype == DataType::UInt(8)) return zero_point >= 0 && zero_point <= 255;
+  if (dtype == DataType::Int(16)) return zero_point >= -32768 && zero_point <= 32767;
+  return true;
+}
+
+class TfliteImporter {
+ public:
+  TfliteImporter(const uint8_t* bytes, size_t size) : bytes_(bytes), size_(size) {}
+  Graph run();
+
+ private:
+  void verify_flatbuffer();
+  const tfl::SubGraph& main_subgraph() const;
+
+  void import_tensors(const tfl::SubGraph& subgraph);
+  Tensor import_tensor(const tfl::Tensor& tensor, int index);
+  DataType import_dtype(const tfl::Tensor& tensor, const std::string& label) const;
+  std::vector<int64_t> import_shape(const tfl::Tensor& tensor, const std::string& label) const;
+  void check_size_limit(const Tensor& tensor, const std::string& label) const;
+  std::optional<std::vector<uint8_t>> import_data(const tfl::Tensor& tensor, const Tensor& result,
+                                                  const std::string& label);
+  Quantization import_quantization(const tfl::Tensor& tensor, const Tensor& result, const std::string& label) const;
+  void check_per_channel(const tfl::QuantizationParameters& params, const Tensor& result,
+                         const std::string& label) const;
+
+  void import_operators(const tfl::SubGraph& subgraph);
+  int32_t builtin_code(const tfl::Operator& op, int index) const;
+  const BuiltinOperatorInfo& operator_info(int32_t code, int index) const;
+  Node import_operator(const tfl::Operator& op, int index) const;
+  void check_not_hybrid(const Node& node, int32_t code, const std::string& label) const;
+
+  std::vector<TensorId> tensor_ids(const flatbuffers::Vector<int32_t>* ids, bool allow_omitted,
+                                   const std::string& what) const;
+  void check_execution_order() const;
+
+  const uint8_t* bytes_;
+  size_t size_;
+  const tfl::Model* model_ = nullptr;
+  uint64_t constant_bytes_ = 0;  // copied into Tensor::data so far
+  Graph graph_;
+};
+
+Graph TfliteImporter::run() {
+  verify_flatbuffer();
+  model_ = tfl::GetModel(bytes_);
+  if (model_->version() != kSchemaVersion) {
+    fail("unsupported TFLite schema version " + std::to_string(model_->version()) + " (aotc reads version " +
+         std::to_string(kSchemaVersion) + ")");
+  }
+  const tfl::SubGraph& subgraph = main_subgraph();
+  graph_.source_format = "tflite";
+  import_tensors(subgraph);
+  graph_.inputs = tensor_ids(subgraph.inputs(), false, "subgraph input");
+  graph_.outputs = tensor_ids(subgraph.outputs(), false, "subgraph output");
+  import_operators(subgraph);
+  check_execution_order();
+  return std::move(graph_);
+}
+
+// After this, every offset in the flatbuffer part of the file is known to stay
+// inside the file, so the generated accessors are safe to use.
+void TfliteImporter::verify_flatbuffer() {
+  // The verifier cannot address more than 2 GB; data past that is only reachable
+  // through Buffer.offset, which import_data() checks itself.
+  size_t flatbuffer_size = std::min<size_t>(size_, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+  flatbuffers::Verifier verifier(bytes_, flatbuffer_size);
+  if (size_ < 8 || !tfl::VerifyModelBuffer(verifier)) {
+    fail("not a valid TFLite model (flatbuffer verification failed)");
+  }
+}
+
+const tfl::SubGraph& TfliteImporter::main_subgraph() const {
+  if (model_->subgraphs() == nullptr || model_->subgraphs()->size() == 0) fail("the model has no subgraphs");
+  return *model_->subgraphs()->Get(0);
+}
+
+void TfliteImporter::import_tensors(const tfl::SubGraph& subgraph) {
+  if (subgraph.tensors() == nullptr) return;
+  for (flatbuffers::uoffset_t i = 0; i < subgraph.tensors()->size(); ++i) {
+    graph_.add_tensor(import_tensor(*subgraph.tensors()->Get(i), static_cast<int>(i)));
+  }
+}
+
+Tensor TfliteImporter::import_tensor(const tfl::Tensor& tensor, int index) {
+  Tensor result;
+  result.name = tensor.name() != nullptr && tensor.name()->size() != 0 ? tensor.name()->str()
+                                                                       : "tensor_" + std::to_string(index);
+  std::string label = "tensor " + quoted(result.name);
+  if (tensor.is_variable()) fail(label + ": variable tensors are not supported");
+  if (tensor.sparsity() != nullptr) fail(label + ": sparse tensors are not supported");
+  result.dtype = import_dtype(tensor, label);
+  result.shape = import_shape(tensor, label);
+  result.shape_known = true;
+  check_size_limit(result, label);
+  result.data = import_data(tensor, result, label);
+  result.quant = import_quantization(tensor, result, label);
+  return result;
+}
+
+DataType TfliteImporter::import_dtype(const tfl::Tensor& tensor, const std::string& label) const {
+  DataType dtype;
+  if (!to_data_type(tensor.type(), &dtype)) {
+    fail(label + ": element type " + tensor_type_name(tensor.type()) + " is not supported");
+  }
+  return dtype;
+}
+
+// `shape` holds the sizes to use; `shape_signature` tells which of them were only
+// placeholders at conversion time (-1). An unknown batch size is what every Keras
+// model has, and its placeholder (normally 1) is the size TFLite itself runs with;
+// any other unknown dimension makes the model genuinely dynamic.
+std::vector<int64_t> TfliteImporter::import_shape(const tfl::Tensor& tensor, const std::string& label) const {
+  std::vector<int64_t> shape;
+  if (tensor.shape() != nullptr) shape.assign(tensor.shape()->begin(), tensor.shape()->end());
+  for (int64_t dim : shape)
+    if (dim < 0) fail(label + ": dynamic shape " + shape_str(shape) + " is not supported");
+  const auto* signature = tensor.shape_signature();
+  if (signature == nullptr || signature->size() == 0) return shape;
+  if (signature->size() != shape.size()) {
+    fail(label + ": shape_signature " + list_str(*signature) + " does not match shape " + shape_str(shape));
+  }
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t dim = signature->Get(static_cast<flatbuffers::uoffset_t>(d));
+    if (dim == -1 && d == 0) continue;
+    if (dim == -1) fail(label + ": dynamic shape " + list_str(*signature) + " is not supported");
+    if (dim != shape[d]) {
+      fail(label + ": shape_signature " + list_str(*signature) + " does not match shape " + shape_str(shape));
+    }
+  }
+  return shape;
+}
+
+void TfliteImporter::check_size_limit(const Tensor& tensor, const std::string& label) const {
+  int64_t bytes = tensor.dtype.bytes();
+  for (int64_t dim : tensor.shape) {
+    if (dim != 0 && bytes > kMaxTensorBytes / dim) fail(label + ": shape " + shape_str(tensor.shape) + " is too large");
+    bytes *= dim;
+  }
+}
+
+// A tensor is constant when its buffer holds bytes, either inside the flatbuffer
+// (`data`) or, for files over 2 GB, at `offset` from the start of the file.
+std::optional<std::vector<uint8_t>> TfliteImporter::import_data(const tfl::Tensor& tensor, const Tensor& result,
+                                                                const std::string& label) {
+  uint32_t index = tensor.buffer();
+  uint32_t num_buffers = model_->buffers() != nullptr ? model_->buffers()->size() : 0;
+  if (index == 0 && num_buffers == 0) return std::nullopt;  // buffer 0 means "none"
+  if (index >= num_buffers) {
+    fail(label + ": buffer index " + std::to_string(index) + " is out of range (the model has " +
+         std::to_string(num_buffers) + " buffers)");
+  }
+  const tfl::Buffer& buffer = *model_->buffers()->Get(index);
+  const uint8_t* begin = nullptr;
+  uint64_t size = 0;
+  if (buffer.offset() > 1) {
+    if (buffer.offset() > size_ || buffer.size() > size_ - buffer.offset()) {
+      fail(label + ": buffer " + std::to_string(index) + " (offset " + std::to_string(buffer.offset()) + ", size " +
+           std::to_string(buffer.size()) + ") lies outside the file (" + std::to_string(size_) + " bytes)");
+    }
+    begin = bytes_ + buffer.offset();
+    size = buffer.size();
+  } else if (buffer.data() != nullptr) {
+    begin = buffer.data()->data();
+    size = buffer.data()->size();
+  }
+  if (size == 0) return std::nullopt;
+  if (size != static_cast<uint64_t>(result.size_bytes())) {
+    fail(label + ": buffer " + std::to_string(index) + " holds " + std::to_string(size) + " bytes, but " +
+         result.dtype.str() + " " + shape_str(result.shape) + " needs " + std::to_string(result.size_bytes()));
+  }
+  constant_bytes_ += size;
+  if (constant_bytes_ / kMaxConstantBytesPerFileByte > size_) {
+    fail(label + ": the constants add up to more than " + std::to_string(kMaxConstantBytesPerFileByte) +
+         " times the file size (too many tensors share buffers)");
+  }
+  return std::vector<uint8_t>(begin, begin + size);
+}
+
+Quantization TfliteImporter::import_quantization(const tfl::Tensor& tensor, const Tensor& result,
+                                                 const std::string& label) const {
+  Quantization quant;
+  const tfl::QuantizationParameters* params = tensor.quantization();
+  if (params == nullptr) return quant;
+  if (params->details_type() != tfl::QuantizationDetails_NONE) fail(label + ": custom quantization is not supported");
+  // TFLite writes quantization tables holding only min/max (or nothing) for
+  // float tensors: without scales the tensor is not quantized.
+  if (params->scale() == nullptr || params->scale()->size() == 0) return quant;
+  quant.scale.assign(params->scale()->begin(), params->scale()->end());
+  for (float scale : quant.scale) {
+    if (!std::isfinite(scale) || scale < 0) fail(label + ": invalid quantization scale " + std::to_string(scale));
+  }
+  if (params->zero_point() != nullptr) quant.zero_point = read_int64_vector(*params->zero_point());
+  if (quant.zero_point.size() != 1 && quant.zero_point.size() != quant.scale.size()) {
+    fail(label + ": " + std::to_string(quant.scale.size()) + " quantization scales but " +
+         std::to_string(quant.zero_point.size()) + " zero points");
+  }
+  for (int64_t zero_point : quant.zero_point) {
+    if (!zero_point_fits(result.dtype, zero_point)) {
+      fail(label + ": zero point " + std::to_string(zero_point) + " does not fit in " + result.dtype.str());
+    }
+  }
+  if (quant.scale.size() > 1) check_per_channel(*params, result, label);
+  int64_t shared_zero_point = quant.zero_point[0];
+  quant.zero_point.resize(quant.scale.size(), shared_zero_point);
+  quant.axis = quant.scale.size() > 1 ? params->quantized_dimension() : -1;
+  return quant;
+}
+
+void TfliteImporter::check_per_channel(const tfl::QuantizationParameters& params, const Tensor& result,
+                                       const std::string& label) const {
+  int32_t axis = params.quantized_dimension();
+  size_t num_scales = params.scale()->size();
+  if (axis < 0 || static_cast<size_t>(axis) >= result.shape.size()) {
+    fail(label + ": quantized_dimension " + std::to_string(axis) + " is out of range for shape " +
+         shape_str(result.shape));
+  }
+  if (result.shape[static_cast<size_t>(axis)] != static_cast<int64_t>(num_scales)) {
+    fail(label + ": per-channel quantization has " + std::to_string(num_scales) + " scales, but dimension " +
+         std::to_string(axis) + " of shape " + shape_str(result.shape) + " has size " +
+         std::to_string(result.shape[static_cast<size_t>(axis)]));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Operators.
+
+void TfliteImporter::import_operators(const tfl::SubGraph& subgraph) {
+  if (subgraph.operators() == nullptr) return;
+  for (flatbuffers::uoffset_t i = 0; i < subgraph.operators()->size(); ++i) {
+    graph_.nodes.push_back(import_operator(*subgraph.operators()->Get(i), static_cast<int>(i)));
+  }
+}
+
+// Files written before TFLite had 127 operators carry the code only in the
+// one-byte deprecated field; newer ones set both, or put 127 ("look in the
+// other field") in the old one. The larger of the two is right in all cases.
+int32_t TfliteImporter::builtin_code(const tfl::Operator& op, int index) const {
+  uint32_t num_codes = model_->operator_codes() != nullptr ? model_->operator_codes()->size() : 0;
+  if (op.opcode_index() >= num_codes) {
+    fail("operator " + std::to_string(index) + ": opcode index " + std::to_string(op.opcode_index()) +
+         " is out of range (the model has " + std::to_string(num_codes) + " operator codes)");
+  }
+  const tfl::OperatorCode& opcode = *model_->operator_codes()->Get(op.opcode_index());
+  int32_t code = std::max<int32_t>(opcode.builtin_code(), opcode.deprecated_builtin_code());
+  if (code == kCustomCode) {
+    std::string custom = opcode.custom_code() != nullptr ? opcode.custom_code()->str() : "";
+    fail("operator " + std::to_string(index) + ": custom operator " + quoted(custom) + " is not supported");
+  }
+  return code;
+}
+
+const BuiltinOperatorInfo& TfliteImporter::operator_info(int32_t code, int index) const {
+  if (const BuiltinOperatorInfo* info = tflite_import::find_builtin_operator(code)) return *info;
+  if (const BuiltinOperatorInfo* info = tflite_import::find_subgraph_operator(code)) {
+    fail("operator " + std::to_string(index) + " (tfl." + info->name +
+         "): operators that run other subgraphs are not supported (aotc imports subgraph 0 only)");
+  }
+  fail("operator " + std::to_string(index) + ": unknown TFLite operator code " + std::to_string(code));
+}
+
+Node TfliteImporter::import_operator(const tfl::Operator& op, int index) const {
+  int32_t code = builtin_code(op, index);
+  const BuiltinOperatorInfo& info = operator_info(code, index);
+  Node node;
+  node.op = std::string("tfl.") + info.name;
+  std::string label = "operator " + std::to_string(index) + " (" + node.op + ")";
+  node.inputs = tensor_ids(op.inputs(), true, label + ": input");
+  node.outputs = tensor_ids(op.outputs(), false, label + ": output");
+  if (node.outputs.empty()) fail(label + ": has no outputs");
+  node.name = graph_.tensor(node.outputs[0]).name;
+  if (info.read_options != nullptr) {
+    try {
+      info.read_options(op, node);
+    } catch (const CompileError& e) {
+      fail(label + ": " + e.what());
+    }
+  }
+  check_not_hybrid(node, code, label);
+  return node;
+}
+
+// TFLite's "hybrid" kernels quantize float activations on the fly to multiply them
+// with int8 weights; their exact rounding is kernel-specific, so aotc refuses them
+// rather than produce different numbers.
+void TfliteImporter::check_not_hybrid(const Node& node, int32_t code, const std::string& label) const {
+  if (code != kConv2DCode && code != kDepthwiseConv2DCode && code != kFullyConnectedCode) return;
+  TensorId input = node.input(0);
+  TensorId weights = node.input(1);
+  if (input == kNoTensor || weights == kNoTensor) return;
+  DataType weights_dtype = graph_.tensor(weights).dtype;
+  bool int8_weights = weights_dtype == DataType::Int(8) || weights_dtype == DataType::UInt(8);
+  if (graph_.tensor(input).dtype.is_float() && int8_weights) {
+    fail(label + ": hybrid models (float activations with int8 weights) are not supported");
+  }
+}
+
+std::vector<TensorId> TfliteImporter::tensor_ids(const flatbuffers::Vector<int32_t>* ids, bool allow_omitted,
+                                                 const std::string& what) const {
+  std::vector<TensorId> result;
+  if (ids == nullptr) return result;
+  for (int32_t id : *ids) {
+    if (id == -1 && allow_omitted) {
+      result.push_back(kNoTensor);
+    } else if (id < 0 || static_cast<size_t>(id) >= graph_.tensors.size()) {
+      fail(what + " refers to tensor " + std::to_string(id) + ", but the subgraph has " +
+           std::to_string(graph_.tensors.size()) + " tensors");
+    } else {
+      result.push_back(id);
+    }
+  }
+  return result;
+}
+
+// Later passes rely on nodes being in execution order and on every tensor having
+// one producer; TFLite promises both, this makes sure the file keeps the promise.
+void TfliteImporter::check_execution_order() const {
+  std::vector<bool> available(graph_.tensors.size(), false);
+  for (TensorId id : graph_.inputs) available[static_cast<size_t>(id)] = true;
+  for (size_t id = 0; id < graph_.tensors.size(); ++id)
+    if (graph_.tensors[id].is_constant()) available[id] = true;
+  for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+    const Node& node = graph_.nodes[n];
+    std::string label = "operator " + std::to_string(n) + " (" + node.op + ")";
+    for (TensorId id : node.inputs) {
+      if (id != kNoTensor && !available[static_cast<size_t>(id)]) {
+        fail(label + ": reads tensor " + quoted(graph_.tensor(id).name) + " before anything writes it");
+      }
+    }
+    for (TensorId id : node.outputs) {
+      if (available[static_cast<size_t>(id)]) {
+        fail(label + ": writes tensor " + quoted(graph_.tensor(id).name) +
+             ", which is a constant, a graph input or already written");
+      }
+      available[static_cast<size_t>(id)] = true;
+    }
+  }
+  for (TensorId id : graph_.outputs) {
+    if (!available[static_cast<size_t>(id)]) {
+      fail("graph output " + quoted(graph_.tensor(id).name) + " is never written");
+    }
+  }
+}
+
+std::vector<uint8_t> read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw CompileError(path + ": cannot read file");
+  return bytes;
+}
+
+}  // namespace
+
+Graph import_tflite_bytes(const uint8_t* bytes, size_t size, const std::string& source_name) {
+  // The verifier checks field alignment relative to the start of the buffer;
+  // that only means real alignment if the start itself is aligned.
+  std::vector<uint64_t> aligned_copy;
+  if (reinterpret_cast<uintptr_t>(bytes) % alignof(uint64_t) != 0) {
+    aligned_copy.resize((size + sizeof(uint64_t) - 1) / sizeof(uint64_t));
+    std::memcpy(aligned_copy.data(), bytes, size);
+    bytes = reinterpret_cast<const uint8_t*>(aligned_copy.data());
+  }
+  try {
+    return TfliteImporter(bytes, size).run();
+  } catch (const CompileError& e) {
+    throw CompileError(source_name + ": " + e.what());
+  }
+}
+
+Graph import_tflite(const std::string& path) {
+  std::vector<uint8_t> bytes = read_whole_file(path);
+  return import_tflite_bytes(bytes.data(), bytes.size(), path);
+}
+
+}  // namespace aotc

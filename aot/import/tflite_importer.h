@@ -1,0 +1,80 @@
+// Reads a TensorFlow Lite flatbuffer (.tflite) into aotc's operator Graph.
+//
+// TFLite files come from converters and from strangers, so the importer treats the
+// file as untrusted: it runs the flatbuffers verifier over the whole file first,
+// then checks every index, size and enum value it uses before using it. Anything
+// aotc cannot compile faithfully (dynamic shapes, sparse or variable tensors,
+// hybrid float/int8 models, custom operators, control flow) is rejected with a
+// CompileError that names the offending tensor or operator; nothing is silently
+// approximated. All messages start with "<path>: ".
+//
+// What the Graph looks like:
+//   - source_format = "tflite"; tensors are subgraph 0's tensors, same order and
+//     index (TensorId i = TFLite tensor i); inputs/outputs are subgraph 0's.
+//   - Tensor: shape from `shape` (shape_known = true). `shape_signature` may mark
+//     only dimension 0 (the batch) as -1; the stored size of that dimension is
+//     used. A tensor with a non-empty buffer is a constant whose `data` holds
+//     exactly num_elements() * dtype.bytes() bytes. Unnamed tensors are called
+//     "tensor_<index>".
+//   - Quantization: scale / zero_point as stored, except that a single zero point
+//     shared by several scales is repeated, so zero_point.size() ==
+//     scale.size() always. axis = quantized_dimension when there is more than one
+//     scale, else -1. Scales are finite and >= 0 (pruned channels have scale 0).
+//   - Node: op = "tfl." + the TFLite builtin name ("tfl.CONV_2D"), name = the
+//     name of its first output, inputs with TFLite's -1 mapped to kNoTensor.
+//     Nodes are in the file's order, which is checked to be an execution order.
+//
+// Node attributes (snake_case; booleans are int64 0/1; set only for the operators
+// whose TFLite options carry them, with the schema's default when the operator
+// has no options table):
+//   padding            string  "SAME" | "VALID"     CONV_2D, DEPTHWISE_CONV_2D,
+//                                                   *_POOL_2D, TRANSPOSE_CONV
+//   stride_h, stride_w int     >= 1                 same operators
+//   dilation_h, dilation_w int >= 1                 CONV_2D, DEPTHWISE_CONV_2D
+//   depth_multiplier   int     as stored (newer converters leave it stale;
+//                              derive it from the shapes)  DEPTHWISE_CONV_2D
+//   filter_h, filter_w int     >= 1                 AVERAGE/MAX/L2_POOL_2D
+//   fused_activation   string  "NONE" | "RELU" | "RELU_N1_TO_1" | "RELU6" |
+//                              "TANH" | "SIGN_BIT"  convolutions, pools,
+//                              FULLY_CONNECTED, ADD, SUB, MUL, DIV,
+//                              CONCATENATION, L2_NORMALIZATION
+//   keep_num_dims      bool                         FULLY_CONNECTED
+//   pot_scale_int16    bool                         ADD, SUB
+//   beta               double                       SOFTMAX
+//   axis               int     as stored, may be negative
+//                              CONCATENATION, GATHER, PACK, UNPACK
+//   batch_dims         int                          GATHER
+//   new_shape          ints    only when present    RESHAPE
+//   keep_dims          bool    MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD
+//   squeeze_dims       ints                         SQUEEZE
+//   begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask  int,
+//   offset             bool                         STRIDED_SLICE
+//   num_splits         int                          SPLIT, SPLIT_V
+//   values_count       int                          PACK
+//   num                int                          UNPACK
+//   block_size         int     >= 1                 SPACE_TO_DEPTH, DEPTH_TO_SPACE
+//   align_corners, half_pixel_centers  bool         RESIZE_BILINEAR,
+//                                                   RESIZE_NEAREST_NEIGHBOR
+//   alpha              double                       LEAKY_RELU
+//   mode               string  "REFLECT" | "SYMMETRIC"  MIRROR_PAD
+//   adj_x, adj_y       bool                         BATCH_MATMUL
+//   approximate        bool                         GELU
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "aot/graph/graph.h"
+
+namespace aotc {
+
+// Imports subgraph 0 of the .tflite file at `path`. Throws CompileError.
+Graph import_tflite(const std::string& path);
+
+// The same for a file already in memory (tests, fuzzing). `source_name` stands
+// for the path in error messages. Buffers with an external `offset` are looked
+// up in `bytes`, which must therefore be the whole file.
+Graph import_tflite_bytes(const uint8_t* bytes, size_t size, const std::string& source_name);
+
+}  // namespace aotc

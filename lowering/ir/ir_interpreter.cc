@@ -1,0 +1,278 @@
+#include "lowering/ir/ir_interpreter.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "lowering/ir/builtins.h"
+#include "lowering/ir/fixedpoint.h"
+#include "lowering/ir/quant_onnx.h"
+#include "lowering/ir/quantization.h"
+
+namespace aotc::ir {
+namespace {
+
+struct Value {
+  double f = 0;   // used when the type is float
+  int64_t i = 0;  // used otherwise
+};
+
+struct ReturnSignal {
+  int64_t code;
+};
+
+int64_t wrap_int(int64_t v, DataType t) {
+  if (t.is_bool()) return v != 0;
+  if (t.bits >= 64) return v;
+  uint64_t mask = (uint64_t{1} << t.bits) - 1;
+  uint64_t u = static_cast<uint64_t>(v) & mask;
+  if (t.is_int() && (u >> (t.bits - 1))) u |= ~mask;
+  return static_cast<int64_t>(u);
+}
+
+double round_float(double v, DataType t) { return t.bits == 32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+class Interpreter {
+ public:
+  std::map<const VarNode*, Value> scalars;
+  std::map<const VarNode*, uint8_t*> memory;
+  std::vector<std::vector<uint8_t>> temporaries;
+
+  Value eval(const Expr& e) {
+    DataType t = e.dtype();
+    switch (e->kind) {
+      case ExprKind::kIntImm: return {0, e.as<IntImmNode>()->value};
+      case ExprKind::kFloatImm: return {round_float(e.as<FloatImmNode>()->value, t), 0};
+      case ExprKind::kVar: {
+        auto it = scalars.find(e.as<VarNode>());
+        if (it == scalars.end()) throw std::runtime_error("interpreter: unbound variable " + e.as<VarNode>()->name);
+        return it->second;
+      }
+      case ExprKind::kBinary: return binary(e.as<BinaryNode>());
+      case ExprKind::kUnary: {
+        auto* op = e.as<UnaryNode>();
+        Value a = eval(op->a);
+        if (op->op == UnaryOp::kNot) return {0, a.i == 0};
+        return t.is_float() ? Value{-a.f, 0} : Value{0, wrap_int(-a.i, t)};
+      }
+      case ExprKind::kSelect: {
+        auto* op = e.as<SelectNode>();
+        return eval(op->cond).i ? eval(op->true_value) : eval(op->false_value);
+      }
+      case ExprKind::kCast: {
+        auto* op = e.as<CastNode>();
+        Value v = eval(op->value);
+        DataType from = op->value.dtype();
+        if (t.is_float()) return {round_float(from.is_float() ? v.f : static_cast<double>(v.i), t), 0};
+        if (from.is_float()) {
+          if (t.is_bool()) return {0, v.f != 0};
+          return {0, wrap_int(static_cast<int64_t>(v.f), t)};  // C truncates toward zero
+        }
+        return {0, wrap_int(v.i, t)};
+      }
+      case ExprKind::kLoad: {
+        auto* op = e.as<LoadNode>();
+        return read(op->buffer, address(op->buffer, op->indices));
+      }
+      case ExprKind::kCall: return call(e.as<CallNode>());
+    }
+    return {};
+  }
+
+  void exec(const Stmt& s) {
+    if (!s) return;
+    switch (s->kind) {
+      case StmtKind::kStore: {
+        auto* op = s.as<StoreNode>();
+        write(op->buffer, address(op->buffer, op->indices), eval(op->value));
+        break;
+      }
+      case StmtKind::kFor: {
+        auto* op = s.as<ForNode>();
+        int64_t lo = eval(op->min).i, n = eval(op->extent).i;
+        for (int64_t v = lo; v < lo + n; ++v) {
+          scalars[op->var.get()] = {0, v};
+          exec(op->body);
+        }
+        scalars.erase(op->var.get());
+        break;
+      }
+      case StmtKind::kIf: {
+        auto* op = s.as<IfNode>();
+        if (eval(op->cond).i) exec(op->then_case); else exec(op->else_case);
+        break;
+      }
+      case StmtKind::kAllocate: {
+        auto* op = s.as<AllocateNode>();
+        temporaries.emplace_back(static_cast<size_t>(op->buffer->size_bytes()));
+        memory[op->buffer->data.get()] = temporaries.back().data();
+        exec(op->body);
+        break;
+      }
+      case StmtKind::kAllocateConst: {
+        auto* op = s.as<AllocateConstNode>();
+        temporaries.emplace_back(static_cast<size_t>(op->buffer->size_bytes()));
+        uint8_t* base = temporaries.back().data();
+        memory[op->buffer->data.get()] = base;
+        for (size_t i = 0; i < op->values.size(); ++i) {
+          Value v{op->values[i], static_cast<int64_t>(op->values[i])};
+          write(op->buffer, base + i * op->buffer->dtype.bytes(), v);
+        }
+        exec(op->body);
+        break;
+      }
+      case StmtKind::kSeq:
+        for (auto& st : s.as<SeqNode>()->stmts) exec(st);
+        break;
+      case StmtKind::kLet: {
+        auto* op = s.as<LetNode>();
+        if (op->var->is_handle) {
+          auto* c = op->value.as<CallNode>();
+          if (!c || c->name != builtin::kWorkspaceAlloc) throw std::runtime_error("interpreter: unsupported handle let");
+          temporaries.emplace_back(static_cast<size_t>(eval(c->args[0]).i));
+          memory[op->var.get()] = temporaries.back().data();
+        } else {
+          scalars[op->var.get()] = eval(op->value);
+        }
+        exec(op->body);
+        break;
+      }
+      case StmtKind::kEvaluate:
+        eval(s.as<EvaluateNode>()->value);
+        break;
+      case StmtKind::kReturn:
+        throw ReturnSignal{eval(s.as<ReturnNode>()->value).i};
+    }
+  }
+
+ private:
+  uint8_t* address(const Buffer& b, const std::vector<Expr>& indices) {
+    int64_t flat = 0;
+    for (size_t i = 0; i < indices.size(); ++i) {
+      int64_t idx = eval(indices[i]).i;
+      if (idx < 0 || idx >= b->shape[i])
+        throw std::runtime_error("interpreter: index " + std::to_string(idx) + " out of bounds for " + b->name);
+      flat = flat * b->shape[i] + idx;
+    }
+    auto it = memory.find(b->data.get());
+    if (it == memory.end()) throw std::runtime_error("interpreter: unbound buffer " + b->name);
+    return it->second + flat * b->dtype.bytes();
+  }
+
+  static Value read(const Buffer& b, const uint8_t* p) {
+    DataType t = b->dtype;
+    if (t.is_float()) {
+      if (t.bits == 32) { float v; std::memcpy(&v, p, 4); return {v, 0}; }
+      double v; std::memcpy(&v, p, 8); return {v, 0};
+    }
+    int64_t v = 0;
+    std::memcpy(&v, p, static_cast<size_t>(t.bytes()));  // little-endian host
+    return {0, wrap_int(v, t)};
+  }
+
+  static void write(const Buffer& b, uint8_t* p, Value v) {
+    DataType t = b->dtype;
+    if (t.is_float()) {
+      if (t.bits == 32) { float f = static_cast<float>(v.f); std::memcpy(p, &f, 4); }
+      else std::memcpy(p, &v.f, 8);
+      return;
+    }
+    std::memcpy(p, &v.i, static_cast<size_t>(t.bytes()));
+  }
+
+  Value binary(const BinaryNode* op) {
+    DataType t = op->a.dtype();
+    Value a = eval(op->a);
+    if (op->op == BinaryOp::kAnd && !a.i) return {0, 0};
+    if (op->op == BinaryOp::kOr && a.i) return {0, 1};
+    Value b = eval(op->b);
+    if (t.is_float()) {
+      double x = a.f, y = b.f, r = 0;
+      switch (op->op) {
+        case BinaryOp::kAdd: r = x + y; break;
+        case BinaryOp::kSub: r = x - y; break;
+        case BinaryOp::kMul: r = x * y; break;
+        case BinaryOp::kDiv: r = x / y; break;
+        case BinaryOp::kMod: r = std::fmod(x, y); break;
+        case BinaryOp::kMin: r = y < x ? y : x; break;  // as the generated C: NaN in x propagates
+        case BinaryOp::kMax: r = x < y ? y : x; break;
+        case BinaryOp::kEQ: return {0, x == y};
+        case BinaryOp::kNE: return {0, x != y};
+        case BinaryOp::kLT: return {0, x < y};
+        case BinaryOp::kLE: return {0, x <= y};
+        case BinaryOp::kGT: return {0, x > y};
+        case BinaryOp::kGE: return {0, x >= y};
+        case BinaryOp::kAnd: return {0, x != 0 && y != 0};
+        case BinaryOp::kOr: return {0, x != 0 || y != 0};
+      }
+      return {round_float(r, t), 0};
+    }
+    int64_t x = a.i, y = b.i, r = 0;
+    switch (op->op) {
+      case BinaryOp::kAdd: r = x + y; break;
+      case BinaryOp::kSub: r = x - y; break;
+      case BinaryOp::kMul: r = x * y; break;
+      case BinaryOp::kDiv: if (y == 0) throw std::runtime_error("interpreter: division by zero"); r = x / y; break;
+      case BinaryOp::kMod: if (y == 0) throw std::runtime_error("interpreter: division by zero"); r = x % y; break;
+      case BinaryOp::kMin: r = std::min(x, y); break;
+      case BinaryOp::kMax: r = std::max(x, y); break;
+      case BinaryOp::kEQ: return {0, x == y};
+      case BinaryOp::kNE: return {0, x != y};
+      case BinaryOp::kLT: return {0, x < y};
+      case BinaryOp::kLE: return {0, x <= y};
+      case BinaryOp::kGT: return {0, x > y};
+      case BinaryOp::kGE: return {0, x >= y};
+      case BinaryOp::kAnd: return {0, x && y};
+      case BinaryOp::kOr: return {0, x || y};
+    }
+    return {0, wrap_int(r, t)};
+  }
+
+  // The integer helpers of runtime-c/aotc_quant.h.
+  Value quantized_call(const CallNode* op) {
+    std::vector<int32_t> a;
+    for (auto& arg : op->args) a.push_back(static_cast<int32_t>(eval(arg).i));
+    if (op->name == "aotc_mul_by_quantized_multiplier" && a.size() == 3)
+      return {0, ::aotc::mul_by_quantized_multiplier(a[0], a[1], a[2])};
+    if (op->name == "aotc_rounding_divide_by_pot" && a.size() == 2) return {0, ::aotc::rounding_divide_by_pot(a[0], a[1])};
+    if (op->name == "aotc_sat_rounding_doubling_high_mul" && a.size() == 2)
+      return {0, ::aotc::sat_rounding_doubling_high_mul(a[0], a[1])};
+    int32_t fixedpoint_result = 0;
+    if (::aotc::evaluate_fixedpoint_call(op->name, a, &fixedpoint_result)) return {0, fixedpoint_result};
+    if (::aotc::evaluate_onnx_quant_call(op->name, a, &fixedpoint_result)) return {0, fixedpoint_result};
+    throw std::runtime_error("interpreter: unsupported call " + op->name);
+  }
+
+  Value call(const CallNode* op) {
+    if (op->name == builtin::kIsNull) return {0, 0};
+    if (op->name == builtin::kWorkspaceFree) return {0, 0};
+    if (op->name.rfind("aotc_", 0) == 0) return quantized_call(op);
+    std::vector<double> args;
+    for (auto& a : op->args) args.push_back(a.dtype().is_float() ? eval(a).f : static_cast<double>(eval(a).i));
+    static const std::map<std::string, float (*)(float)> kUnaryF32 = {
+        {"expf", std::exp},   {"tanhf", std::tanh}, {"sqrtf", std::sqrt}, {"logf", std::log},
+        {"fabsf", std::fabs}, {"floorf", std::floor}, {"ceilf", std::ceil}, {"roundf", std::round},
+        {"nearbyintf", std::nearbyint}, {"erff", std::erf}, {"sinf", std::sin}, {"cosf", std::cos}};
+    if (auto it = kUnaryF32.find(op->name); it != kUnaryF32.end() && args.size() == 1)
+      return {static_cast<double>(it->second(static_cast<float>(args[0]))), 0};
+    if (op->name == "powf" && args.size() == 2)
+      return {static_cast<double>(std::pow(static_cast<float>(args[0]), static_cast<float>(args[1]))), 0};
+    throw std::runtime_error("interpreter: unsupported call " + op->name);
+  }
+};
+
+}  // namespace
+
+int64_t interpret(const PrimFunc& func, const std::vector<BufferBinding>& bindings) {
+  Interpreter in;
+  for (auto& b : bindings) in.memory[b.param->data.get()] = static_cast<uint8_t*>(b.data);
+  try {
+    in.exec(func.body);
+  } catch (const ReturnSignal& r) {
+    return r.code;
+  }
+  return 0;
+}
+
+}  // namespace aotc::ir

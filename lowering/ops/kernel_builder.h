@@ -1,0 +1,63 @@
+// KernelBuilder: the common scaffolding of every operator lowering.
+//
+// It turns graph tensors into PrimFunc parameters (and remembers which tensor each one is
+// bound to), loads with numpy broadcasting, and applies a node's fused epilogue: the
+// elementwise operators that the fusion pass chained behind it (bias, activation,
+// elementwise chains), so that one loop nest computes them all without writing the
+// intermediate tensors to memory.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "aot/graph/op_registry.h"
+
+namespace aotc {
+
+class KernelBuilder {
+ public:
+  KernelBuilder(const Graph& graph, const Node& node, std::string func_name);
+
+  // Declares input `index` of the node as a parameter named `param_name`.
+  ir::Buffer input(size_t index, const std::string& param_name);
+  // Declares output `index` (the fused node's final output) as a parameter.
+  ir::Buffer output(size_t index, const std::string& param_name);
+  // A parameter for any graph tensor (used for epilogue operands); one per tensor.
+  ir::Buffer tensor_param(TensorId id, const std::string& param_name);
+
+  // The value of tensor `id` at `out_index` with broadcasting: an immediate for a
+  // constant scalar, else a load from a parameter named `param_name`.
+  ir::Expr operand(TensorId id, const std::string& param_name, const std::vector<ir::Expr>& out_index);
+
+  // Applies the node's fused epilogue (node.body) to `value`, the element of the
+  // un-fused output at `out_index`. Returns `value` unchanged if nothing is fused.
+  ir::Expr epilogue(ir::Expr value, const std::vector<ir::Expr>& out_index);
+  bool has_epilogue() const { return !node_.body.empty(); }
+
+  // Declares that the output may be written over input tensor `id` (see LoweredOp).
+  void allow_in_place(TensorId id) { in_place_.push_back(id); }
+
+  // Every epilogue operand of the output's shape is an in-place candidate too: the
+  // epilogue reads its element i just before the kernel writes output element i.
+  LoweredOp finish(ir::Stmt body);
+
+  const Graph& graph() const { return graph_; }
+  const Node& node() const { return node_; }
+
+ private:
+  const Graph& graph_;
+  const Node& node_;
+  std::string func_name_;
+  std::vector<ir::Buffer> params_;
+  std::vector<TensorId> args_;
+  std::map<TensorId, ir::Buffer> by_tensor_;
+  std::vector<TensorId> in_place_;
+  std::vector<TensorId> epilogue_operands_;
+};
+
+// Loads `buffer` at `out_index` (an index into a larger output shape) with numpy
+// broadcasting: trailing dimensions align, size-1 dimensions read index 0.
+ir::Expr broadcast_load(const ir::Buffer& buffer, const std::vector<ir::Expr>& out_index);
+
+}  // namespace aotc
