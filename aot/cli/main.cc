@@ -59,7 +59,8 @@ CompileOptions make_options(const CommonArgs& a) {
   if (!valid_name) throw CompileError("--name '" + a.name + "' must be a C identifier (letters, digits, '_')");
   o.target = a.target_config.empty() ? load_builtin_target(a.target) : load_target_file(a.target_config);
   for (auto& p : a.print_after) {
-    if (std::find(pass_names().begin(), pass_names().end(), p) == pass_names().end())
+    std::vector<std::string> names = pass_names();
+    if (std::find(names.begin(), names.end(), p) == names.end())
       throw CompileError("--print-after: unknown pass '" + p + "'");
     o.print_after.insert(p);
   }

@@ -1,24 +1,20 @@
 #include "aot/driver/pipeline.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "aot/graph/graph_printer.h"
 #include "aot/import/onnx_importer.h"
 #include "aot/import/tflite_importer.h"
 #include "aot/passes/graph_passes.h"
+#include "aot/executor/memory_report.h"
 #include "aot/executor/storage_planner.h"
 #include "lowering/ir/ir_printer.h"
 #include "aot/graph/op_registry.h"
+#include "lowering/passes/lower_builtin.h"
 #include "lowering/passes/simplify.h"
 
 namespace aotc {
-
-const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> kNames = {"import",         "infer_shapes",      "fold_qdq", "fold_constants",
-                                                  "fuse_operators", "remove_dead_nodes", "lower",    "simplify",
-                                                  "lower_builtin"};
-  return kNames;
-}
 
 Graph import_model(const std::string& path) {
   auto ends_with = [&](const std::string& suffix) {
@@ -31,26 +27,7 @@ Graph import_model(const std::string& path) {
 
 namespace {
 
-class Printer {
- public:
-  explicit Printer(const CompileOptions& o) : options_(o) {}
-  bool wants(const std::string& pass) const {
-    return options_.print_stream && (options_.print_after_all || options_.print_after.count(pass));
-  }
-  void graph(const std::string& pass, const Graph& g) const {
-    if (wants(pass)) *options_.print_stream << "// ---- IR after " << pass << "\n" << to_string(g) << "\n";
-  }
-  void kernels(const std::string& pass, const std::vector<KernelStep>& ks) const {
-    if (!wants(pass)) return;
-    *options_.print_stream << "// ---- IR after " << pass << "\n";
-    for (auto& k : ks) *options_.print_stream << ir::to_string(k.func) << "\n";
-  }
-
- private:
-  const CompileOptions& options_;
-};
-
-std::vector<KernelStep> lower_graph(const Graph& g) {
+std::vector<KernelStep> lower_graph(const Graph& g, const TargetFacts& target) {
   std::vector<KernelStep> kernels;
   std::map<std::string, int> counts;
   for (const Node& node : g.nodes) {
@@ -60,7 +37,7 @@ std::vector<KernelStep> lower_graph(const Graph& g) {
     std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return std::tolower(c); });
     for (char& c : base) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     std::string fname = base + "_" + std::to_string(counts[base]++);
-    LoweredOp lowered = def->lower(g, node, fname);
+    LoweredOp lowered = def->lower(LowerContext{g, node, fname, target});
     KernelStep k{fname, lowered.func, lowered.args, {}, kNoTensor, {}};
     if (!lowered.in_place_inputs.empty()) {
       k.in_place_output = node.outputs.at(0);
@@ -71,10 +48,53 @@ std::vector<KernelStep> lower_graph(const Graph& g) {
   return kernels;
 }
 
+// Each loop-IR pass runs over every kernel.
+void for_each_kernel(CompiledModel& m, const std::function<ir::Stmt(const ir::Stmt&)>& pass) {
+  for (KernelStep& k : m.kernels) k.func.body = pass(k.func.body);
+}
+
 }  // namespace
 
+// The pipeline, top to bottom. `--print-after=NAME` prints what `shows` says after NAME.
+const std::vector<Pass>& pipeline() {
+  static const std::vector<Pass> kPasses = {
+      // 1. Import.
+      {"import", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions& o) { m.graph = import_model(o.model_path); }},
+      // 2. Graph passes.
+      {"infer_shapes", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { infer_shapes(m.graph); }},
+      {"fold_qdq", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { fold_qdq(m.graph); }},
+      {"fold_constants", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { fold_constants(m.graph); }},
+      {"fuse_operators", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { fuse_operators(m.graph); }},
+      {"remove_dead_nodes", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions&) { remove_dead_nodes(m.graph); }},
+      // 3. Lowering: one kernel per (fused) node.
+      {"lower", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) { m.kernels = lower_graph(m.graph, m.target); }},
+      // 4. Loop-IR passes.
+      {"simplify", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) { for_each_kernel(m, [](const ir::Stmt& s) { return ir::simplify(s); }); }},
+      {"lower_builtin", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) {
+         for_each_kernel(m, [&](const ir::Stmt& s) { return ir::lower_builtin(s, m.target); });
+         for (KernelStep& k : m.kernels) {
+           k.memory = ir::measure_kernel_memory(k.func.body, m.target);
+           m.scratch_bytes = std::max(m.scratch_bytes, k.memory.workspace_bytes);
+           m.max_stack_bytes = std::max(m.max_stack_bytes, k.memory.stack_bytes);
+         }
+       }},
+      // 5. Static memory plan for the tensors between kernels.
+      {"plan_storage", Pass::Shows::kMemoryPlan, [](CompiledModel& m, const CompileOptions&) { plan_storage(m); }},
+  };
+  return kPasses;
+}
+
+std::vector<std::string> pass_names() {
+  std::vector<std::string> names;
+  for (const Pass& p : pipeline()) names.push_back(p.name);
+  return names;
+}
+
 CompiledModel compile_model(const CompileOptions& options) {
-  Printer print(options);
   CompiledModel m;
   m.name = options.name;
   m.target = options.target;
@@ -82,39 +102,20 @@ CompiledModel compile_model(const CompileOptions& options) {
   m.in_place = options.in_place;
   if (m.pools.empty()) m.pools.push_back({"workspace", 0, false, "", ""});
 
-  // 1. Import.
-  m.graph = import_model(options.model_path);
-  print.graph("import", m.graph);
-
-  // 2. Graph passes.
-  infer_shapes(m.graph);
-  print.graph("infer_shapes", m.graph);
-  fold_qdq(m.graph);
-  print.graph("fold_qdq", m.graph);
-  fold_constants(m.graph);
-  print.graph("fold_constants", m.graph);
-  fuse_operators(m.graph);
-  print.graph("fuse_operators", m.graph);
-  remove_dead_nodes(m.graph);
-  print.graph("remove_dead_nodes", m.graph);
-
-  // 3. Lowering: one kernel per (fused) node.
-  m.kernels = lower_graph(m.graph);
-  print.kernels("lower", m.kernels);
-
-  // 4. Loop-IR passes.
-  for (auto& k : m.kernels) k.func.body = ir::simplify(k.func.body);
-  print.kernels("simplify", m.kernels);
-  for (auto& k : m.kernels) {
-    k.func.body = ir::lower_builtin(k.func.body, m.target);
-    k.memory = ir::measure_kernel_memory(k.func.body, m.target);
-    m.scratch_bytes = std::max(m.scratch_bytes, k.memory.workspace_bytes);
-    m.max_stack_bytes = std::max(m.max_stack_bytes, k.memory.stack_bytes);
+  for (const Pass& pass : pipeline()) {
+    pass.run(m, options);
+    bool wanted = options.print_after_all || options.print_after.count(pass.name);
+    if (!options.print_stream || !wanted) continue;
+    std::ostream& os = *options.print_stream;
+    os << "// ---- IR after " << pass.name << "\n";
+    switch (pass.shows) {
+      case Pass::Shows::kGraph: os << to_string(m.graph) << "\n"; break;
+      case Pass::Shows::kKernels:
+        for (const KernelStep& k : m.kernels) os << ir::to_string(k.func) << "\n";
+        break;
+      case Pass::Shows::kMemoryPlan: os << memory_report_table(m); break;
+    }
   }
-  print.kernels("lower_builtin", m.kernels);
-
-  // 5. Static memory plan for the tensors between kernels.
-  plan_storage(m);
   return m;
 }
 

@@ -1,5 +1,5 @@
-// The compiler pipeline, top to bottom: import, graph passes, lowering, loop-IR passes,
-// memory planning. Code generation (aot/executor/executor_codegen.h) turns its result into files.
+// The compiler pipeline, top to bottom, as one table of named passes: import, graph
+// passes, lowering, loop-IR passes, memory planning. Code generation (aot/executor/executor_codegen.h) turns its result into files.
 #pragma once
 
 #include <map>
@@ -24,9 +24,22 @@ struct CompileOptions {
   std::ostream* print_stream = nullptr;  // where the printed IR goes
 };
 
-// Names of the passes, in order, accepted by --print-after.
-const std::vector<std::string>& pass_names();
+// One step of the pipeline. The table of them (pipeline()) is both what compile_model
+// runs and what --print-after accepts.
+struct Pass {
+  // What --print-after shows: the operator graph, the kernels' loop IR, or the memory plan.
+  enum class Shows { kGraph, kKernels, kMemoryPlan };
+  const char* name;
+  Shows shows;
+  void (*run)(CompiledModel& model, const CompileOptions& options);
+};
 
+// The passes in the order they run.
+const std::vector<Pass>& pipeline();
+// Their names, in order.
+std::vector<std::string> pass_names();
+
+// Runs every pass of pipeline() on options.model_path, printing as options ask.
 CompiledModel compile_model(const CompileOptions& options);
 
 // Imports ONNX or TFLite by the file's extension. Throws CompileError.

@@ -1,12 +1,21 @@
 #include "aot/graph/op_registry.h"
 
 #include <map>
+#include <stdexcept>
 
 namespace aotc {
 
 static std::map<std::string, OpDef>& registry() {
   static std::map<std::string, OpDef> table;
   return table;
+}
+
+OpDef& OpDef::with(std::initializer_list<Role> added) {
+  for (Role r : added) {
+    if (r == Role::kEpilogue && !scalar) throw std::logic_error("an epilogue operator needs a scalar form");
+    roles.insert(r);
+  }
+  return *this;
 }
 
 OpDef kernel_op(InferFn infer, LowerFn lower) {
@@ -19,8 +28,8 @@ OpDef kernel_op(InferFn infer, LowerFn lower) {
 OpDef view_op(InferFn infer) {
   OpDef def;
   def.infer = std::move(infer);
-  def.lower = [](const Graph&, const Node& node, const std::string&) -> LoweredOp {
-    node_error(node, "internal: a view operator has no kernel");
+  def.lower = [](const LowerContext& ctx) -> LoweredOp {
+    node_error(ctx.node, "internal: a view operator has no kernel");
   };
   def.is_view = true;
   return def;
@@ -32,12 +41,6 @@ const OpDef* find_op(const std::string& op) {
 }
 
 void register_op(const std::string& op, OpDef def) { registry()[op] = std::move(def); }
-
-std::vector<std::string> registered_ops() {
-  std::vector<std::string> names;
-  for (auto& [name, def] : registry()) names.push_back(name);
-  return names;
-}
 
 void set_output(Graph& g, const Node& node, size_t index, DataType dtype, std::vector<int64_t> shape) {
   if (index >= node.outputs.size() || node.outputs[index] == kNoTensor) return;

@@ -1,16 +1,21 @@
 // The operator table: for each graph operator, how to infer its output types and shapes,
-// and how to lower it to a PrimFunc.
+// how to lower it to a PrimFunc, and its roles in fusion and memory reuse.
 //
-// Each family of operators lives in one file under lowering/ops/ and registers itself
-// with AOTC_REGISTER_OP, so adding an operator touches one file. Elementwise operators
-// also provide a scalar form, which is what lets the fusion pass chain them behind a
-// convolution or another elementwise operator (see lowering/kernel_builder.h).
+// The table is declared here, in the graph layer, because the graph passes read it
+// (shape inference, constant folding, fusion); the operators themselves live one layer
+// up, one family per file under lowering/ops/, and register with AOTC_REGISTER_OP, so
+// adding an operator touches one file. Elementwise operators also provide a scalar
+// form, which is what lets the fusion pass chain them behind a convolution or another
+// elementwise operator (see lowering/ops/kernel_builder.h).
 #pragma once
 
 #include <functional>
+#include <initializer_list>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "aot/base/target_facts.h"
 #include "aot/graph/graph.h"
 #include "lowering/ir/ir.h"
 
@@ -26,21 +31,50 @@ struct LoweredOp {
   std::vector<TensorId> in_place_inputs;
 };
 
-struct OpDef {
-  // Sets dtype/shape of the node's outputs from its inputs (and constant inputs).
-  // Throws CompileError (via node_error) for anything unsupported.
-  std::function<void(Graph&, Node&)> infer;
-  // Builds the kernel. `func_name` is unique in the module.
-  std::function<LoweredOp(const Graph&, const Node&, const std::string& func_name)> lower;
-  // For elementwise operators: output element from the input elements (same index,
-  // after broadcasting). Inputs that are absent are passed as empty Exprs.
-  std::function<ir::Expr(const Graph&, const Node&, const std::vector<ir::Expr>& inputs)> scalar;
-  // Output 0 is input 0 with a new shape: no kernel, the planner makes it an alias.
-  bool is_view = false;
+// What a lowering is given: the node, the graph around it, the kernel's name (unique in
+// the module) and the target's facts, by which it may choose a kernel variant.
+struct LowerContext {
+  const Graph& graph;
+  const Node& node;
+  std::string func_name;
+  const TargetFacts& target;
 };
 
 using InferFn = std::function<void(Graph&, Node&)>;
-using LowerFn = std::function<LoweredOp(const Graph&, const Node&, const std::string&)>;
+using LowerFn = std::function<LoweredOp(const LowerContext&)>;
+// For elementwise operators: output element from the input elements (same index, after
+// broadcasting). Inputs that are absent are passed as empty Exprs.
+using ScalarFn = std::function<ir::Expr(const Graph&, const Node&, const std::vector<ir::Expr>& inputs)>;
+
+// How an operator takes part in fusion (fuse_operators) and memory reuse (the storage
+// planner). Declared with the operator, so that the passes need no list of operators.
+enum class Role {
+  // Its lowering applies the node's fused epilogue (KernelBuilder::epilogue) to every
+  // output element: elementwise operators may be fused behind it.
+  kAnchor,
+  // It has a scalar form (OpDef::scalar) and may be fused behind an anchor.
+  kEpilogue,
+  // Output element i is written after input element i of every input of the output's
+  // shape and type has been read: the output may take such an input's memory.
+  kInPlace,
+};
+
+struct OpDef {
+  // Sets dtype/shape of the node's outputs from its inputs (and constant inputs).
+  // Throws CompileError (via node_error) for anything unsupported.
+  InferFn infer;
+  // Builds the kernel.
+  LowerFn lower;
+  // The scalar form of an epilogue operator.
+  ScalarFn scalar;
+  // Output 0 is input 0 with a new shape: no kernel, the planner makes it an alias.
+  bool is_view = false;
+  std::set<Role> roles;
+
+  bool has(Role role) const { return roles.count(role) != 0; }
+  // Adds roles; kEpilogue requires `scalar`.
+  OpDef& with(std::initializer_list<Role> added);
+};
 
 // An operator with a kernel.
 OpDef kernel_op(InferFn infer, LowerFn lower);
@@ -49,7 +83,6 @@ OpDef view_op(InferFn infer);
 
 const OpDef* find_op(const std::string& op);
 void register_op(const std::string& op, OpDef def);
-std::vector<std::string> registered_ops();
 
 struct OpRegistrar {
   OpRegistrar(const std::string& op, OpDef def) { register_op(op, std::move(def)); }

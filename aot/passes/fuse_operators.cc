@@ -64,19 +64,10 @@ bool fold_batch_norm(Graph& g, Node& conv, const Node& bn) {
   return true;
 }
 
-bool accepts_epilogue(const std::string& op) {
-  // Operators whose lowering applies KernelBuilder::epilogue to every output element.
-  static const std::set<std::string> kAnchors = {"Conv",          "Gemm",      "MatMul", "MaxPool",
-                                                 "AveragePool",   "GlobalAveragePool",   "BatchNormalization",
-                                                 "Transpose",     "Concat",    "Pad",
-                                                 "tfl.CONV_2D",   "tfl.DEPTHWISE_CONV_2D"};
-  const OpDef* def = find_op(op);
-  return kAnchors.count(op) || (def && def->scalar);
-}
-
 bool fuse_epilogue(Graph& g, Node& producer, const Node& consumer) {
   const OpDef* def = find_op(consumer.op);
-  if (!def || !def->scalar || !accepts_epilogue(producer.op)) return false;
+  const OpDef* anchor = find_op(producer.op);
+  if (!def || !def->has(Role::kEpilogue) || !anchor || !anchor->has(Role::kAnchor)) return false;
   if (producer.outputs.size() != 1 || consumer.outputs.size() != 1) return false;
   TensorId carried = producer.outputs[0];
   const Tensor& in = g.tensor(carried);

@@ -88,9 +88,11 @@ Expr input_channel(const ConvGeometry& geo, const Expr& oc, const Expr& ic) {
   return group * geo.in_channels_per_group + ic;
 }
 
-LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_conv(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   ConvGeometry geo = conv_geometry(g, node);
-  KernelBuilder kb(g, node, func_name);
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer w = kb.input(1, "W");
   ir::Buffer bias = node.input(2) != kNoTensor ? kb.input(2, "B") : nullptr;
@@ -119,7 +121,7 @@ LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& func_n
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("Conv", kernel_op(infer_conv, lower_conv));
+AOTC_REGISTER_OP("Conv", kernel_op(infer_conv, lower_conv).with({Role::kAnchor}));
 
 }  // namespace
 }  // namespace aotc

@@ -31,19 +31,18 @@ void infer_unary_float(Graph& g, Node& node) {
   infer_broadcast(g, node);
 }
 
-LoweredOp lower_elementwise(const Graph& g, const Node& node, const std::string& name) {
-  KernelBuilder kb(g, node, name);
+LoweredOp lower_elementwise(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   const OpDef* def = find_op(node.op);
   const Tensor& y = g.tensor(node.outputs[0]);
   std::vector<int64_t> shape = y.shape.empty() ? std::vector<int64_t>{1} : y.shape;
-  // Element i of the output reads element i of every same-shaped input.
-  for (TensorId in : node.inputs)
-    if (in != kNoTensor) kb.allow_in_place(in);
   ir::Stmt body = ir::loop_nest(shape, {}, [&](const std::vector<Expr>& idx) {
     std::vector<Expr> operands;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
-      std::string name(1, static_cast<char>('A' + i));
-      operands.push_back(node.inputs[i] == kNoTensor ? Expr() : kb.operand(node.inputs[i], name, idx));
+      std::string param(1, static_cast<char>('A' + i));
+      operands.push_back(node.inputs[i] == kNoTensor ? Expr() : kb.operand(node.inputs[i], param, idx));
     }
     Expr value = kb.epilogue(def->scalar(g, node, operands), idx);
     return ir::store(kb.output(0, "Y"), idx, value);  // declared last: inputs come first in C
@@ -52,10 +51,9 @@ LoweredOp lower_elementwise(const Graph& g, const Node& node, const std::string&
 }
 
 OpDef elementwise(std::function<Expr(const Node&, const std::vector<Expr>&)> scalar, bool float_only = true) {
-  OpDef def = kernel_op(float_only ? infer_unary_float : infer_broadcast, lower_elementwise);
   // ONNX's elementwise operators need nothing from the graph to compute an element.
-  def.scalar = [scalar](const Graph&, const Node& n, const std::vector<Expr>& in) { return scalar(n, in); };
-  return def;
+  return elementwise_op(float_only ? infer_unary_float : infer_broadcast,
+                        [scalar](const Graph&, const Node& n, const std::vector<Expr>& in) { return scalar(n, in); });
 }
 
 Expr sigmoid(Expr x) { return Expr(1.0) / (Expr(1.0) + ir::call("expf", {-x}, x.dtype())); }
@@ -132,4 +130,12 @@ AOTC_REGISTER_OP("Dropout", view_op(infer_identity));
 AOTC_REGISTER_OP("Identity", view_op(infer_identity));
 
 }  // namespace
+
+OpDef elementwise_op(InferFn infer, ScalarFn scalar) {
+  OpDef def = kernel_op(std::move(infer), lower_elementwise);
+  def.scalar = std::move(scalar);
+  // Element i of the output reads element i of every same-shaped input.
+  return def.with({Role::kAnchor, Role::kEpilogue, Role::kInPlace});
+}
+
 }  // namespace aotc

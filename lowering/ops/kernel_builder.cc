@@ -4,8 +4,8 @@
 
 namespace aotc {
 
-KernelBuilder::KernelBuilder(const Graph& graph, const Node& node, std::string func_name)
-    : graph_(graph), node_(node), func_name_(std::move(func_name)) {}
+KernelBuilder::KernelBuilder(const LowerContext& ctx)
+    : graph_(ctx.graph), node_(ctx.node), func_name_(ctx.func_name), target_(ctx.target) {}
 
 ir::Buffer KernelBuilder::tensor_param(TensorId id, const std::string& param_name) {
   auto it = by_tensor_.find(id);
@@ -86,6 +86,12 @@ LoweredOp KernelBuilder::finish(ir::Stmt body) {
   out.args = args_;
   out.in_place_inputs = in_place_;
   const Tensor& y = graph_.tensor(node_.outputs.at(0));
+  const OpDef* def = find_op(node_.op);
+  if (def && def->has(Role::kInPlace)) {
+    for (TensorId id : node_.inputs)
+      if (id != kNoTensor && graph_.tensor(id).shape == y.shape && graph_.tensor(id).dtype == y.dtype)
+        out.in_place_inputs.push_back(id);
+  }
   for (TensorId id : epilogue_operands_) {
     // Not if the main computation reads it too (conv(x) + x reads x's neighbourhood).
     bool read_by_kernel = std::count(node_.inputs.begin(), node_.inputs.end(), id) > 0;

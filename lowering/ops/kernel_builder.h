@@ -17,7 +17,7 @@ namespace aotc {
 
 class KernelBuilder {
  public:
-  KernelBuilder(const Graph& graph, const Node& node, std::string func_name);
+  explicit KernelBuilder(const LowerContext& ctx);
 
   // Declares input `index` of the node as a parameter named `param_name`.
   ir::Buffer input(size_t index, const std::string& param_name);
@@ -33,22 +33,27 @@ class KernelBuilder {
   // Applies the node's fused epilogue (node.body) to `value`, the element of the
   // un-fused output at `out_index`. Returns `value` unchanged if nothing is fused.
   ir::Expr epilogue(ir::Expr value, const std::vector<ir::Expr>& out_index);
-  bool has_epilogue() const { return !node_.body.empty(); }
 
-  // Declares that the output may be written over input tensor `id` (see LoweredOp).
+  // Declares that the output may be written over input tensor `id` (see LoweredOp), for
+  // kernels that decide it by shape (a staged convolution); operators that always can
+  // declare Role::kInPlace instead.
   void allow_in_place(TensorId id) { in_place_.push_back(id); }
 
-  // Every epilogue operand of the output's shape is an in-place candidate too: the
-  // epilogue reads its element i just before the kernel writes output element i.
+  // The kernel with its parameters. In-place candidates: those allowed above; with
+  // Role::kInPlace, every input of the output's shape and type; and every epilogue operand
+  // of that shape and type (the epilogue reads its element i just before the kernel
+  // writes output element i).
   LoweredOp finish(ir::Stmt body);
 
   const Graph& graph() const { return graph_; }
   const Node& node() const { return node_; }
+  const TargetFacts& target() const { return target_; }
 
  private:
   const Graph& graph_;
   const Node& node_;
   std::string func_name_;
+  const TargetFacts& target_;
   std::vector<ir::Buffer> params_;
   std::vector<TensorId> args_;
   std::map<TensorId, ir::Buffer> by_tensor_;
@@ -59,5 +64,10 @@ class KernelBuilder {
 // Loads `buffer` at `out_index` (an index into a larger output shape) with numpy
 // broadcasting: trailing dimensions align, size-1 dimensions read index 0.
 ir::Expr broadcast_load(const ir::Buffer& buffer, const std::vector<ir::Expr>& out_index);
+
+// An elementwise operator defined by its scalar form: a kernel that loops over the output
+// (lowering/ops/elementwise.cc), and the same form fused behind an anchor. Roles: anchor,
+// epilogue, in-place.
+OpDef elementwise_op(InferFn infer, ScalarFn scalar);
 
 }  // namespace aotc

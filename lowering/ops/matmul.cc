@@ -85,9 +85,11 @@ void infer_gemm(Graph& g, Node& node) {
   set_output(g, node, 0, DataType::Float32(), {s.m, s.n});
 }
 
-LoweredOp lower_gemm(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_gemm(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   GemmShape s = gemm_shape(g, node);
-  KernelBuilder kb(g, node, func_name);
+  KernelBuilder kb(ctx);
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");
   ir::Buffer c = node.input(2) != kNoTensor ? kb.input(2, "C") : nullptr;
@@ -176,9 +178,11 @@ std::vector<std::string> matmul_loop_names(const MatMulShape& s) {
   return names;
 }
 
-LoweredOp lower_matmul(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_matmul(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   MatMulShape s = matmul_shape(g, node);
-  KernelBuilder kb(g, node, func_name);
+  KernelBuilder kb(ctx);
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");
   ir::Buffer y = kb.output(0, "Y");
@@ -197,8 +201,8 @@ LoweredOp lower_matmul(const Graph& g, const Node& node, const std::string& func
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("Gemm", kernel_op(infer_gemm, lower_gemm));
-AOTC_REGISTER_OP("MatMul", kernel_op(infer_matmul, lower_matmul));
+AOTC_REGISTER_OP("Gemm", kernel_op(infer_gemm, lower_gemm).with({Role::kAnchor}));
+AOTC_REGISTER_OP("MatMul", kernel_op(infer_matmul, lower_matmul).with({Role::kAnchor}));
 
 }  // namespace
 }  // namespace aotc

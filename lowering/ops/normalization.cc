@@ -48,8 +48,9 @@ void infer_batch_norm(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, x.shape);
 }
 
-LoweredOp lower_batch_norm(const Graph& g, const Node& node, const std::string& name) {
-  KernelBuilder kb(g, node, name);
+LoweredOp lower_batch_norm(const LowerContext& ctx) {
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer scale = kb.input(1, "scale");
   ir::Buffer bias = kb.input(2, "B");
@@ -80,7 +81,7 @@ LoweredOp lower_batch_norm(const Graph& g, const Node& node, const std::string& 
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("BatchNormalization", kernel_op(infer_batch_norm, lower_batch_norm));
+AOTC_REGISTER_OP("BatchNormalization", kernel_op(infer_batch_norm, lower_batch_norm).with({Role::kAnchor}));
 
 }  // namespace
 }  // namespace aotc

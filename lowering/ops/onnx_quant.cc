@@ -203,10 +203,11 @@ void infer_dequantize_linear(Graph& g, Node& node) {
 // The elementwise kernel of QuantizeLinear and DequantizeLinear: y[i] = element(x[i], c),
 // `c` being i's index along the quantization axis (0 when per tensor), inside the tables
 // of `constants`.
-LoweredOp lower_linear_conversion(const Graph& g, const Node& node, const std::string& func_name,
-                                  ChannelConstants& constants,
+LoweredOp lower_linear_conversion(const LowerContext& ctx, ChannelConstants& constants,
                                   const std::function<Expr(const Expr& x, const Expr& channel)>& element) {
-  KernelBuilder kb(g, node, func_name);
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   const Tensor& x = g.tensor(node.inputs[0]);
   int64_t axis = quantization_axis(g, node, x);
   std::vector<int64_t> shape = x.shape.empty() ? std::vector<int64_t>{1} : x.shape;
@@ -227,14 +228,16 @@ std::vector<double> as_doubles(const std::vector<int32_t>& v) { return std::vect
 // y = saturate(round_half_even(x / scale) + zero_point), the division in float32 as ONNX
 // defines it. Rounding and clamping happen in float, so that values beyond the int32
 // range saturate instead of overflowing the conversion to an integer.
-LoweredOp lower_quantize_linear(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_quantize_linear(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   DataType out_type = g.tensor(node.outputs[0]).dtype;
   QuantParams q = read_quant_params(g, node, 1, 2, out_type);
   IntRange range = type_range(out_type);
   ChannelConstants constants;
   auto scale = constants.add("scale", DataType::Float32(), as_doubles(q.scales));
   auto zero_point = constants.add("zero_point", DataType::Float32(), as_doubles(q.zero_points));
-  return lower_linear_conversion(g, node, func_name, constants, [&](const Expr& x, const Expr& c) {
+  return lower_linear_conversion(ctx, constants, [&](const Expr& x, const Expr& c) {
     Expr rounded =
         ir::call("nearbyintf", {x / constants.at(scale, c)}, DataType::Float32()) + constants.at(zero_point, c);
     // max(min, NaN) is min (see ir::max), so NaN saturates to the type's minimum instead of
@@ -246,13 +249,15 @@ LoweredOp lower_quantize_linear(const Graph& g, const Node& node, const std::str
 }
 
 // y = (x - zero_point) * scale, the difference exact in int32, the product in float32.
-LoweredOp lower_dequantize_linear(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_dequantize_linear(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   QuantParams q = read_quant_params(g, node, 1, 2, g.tensor(node.inputs[0]).dtype);
   bool no_zero_point = std::all_of(q.zero_points.begin(), q.zero_points.end(), [](int32_t z) { return z == 0; });
   ChannelConstants constants;
   auto scale = constants.add("scale", DataType::Float32(), as_doubles(q.scales));
   auto zero_point = constants.add("zero_point", DataType::Int(32), as_doubles(q.zero_points));
-  return lower_linear_conversion(g, node, func_name, constants, [&](const Expr& x, const Expr& c) {
+  return lower_linear_conversion(ctx, constants, [&](const Expr& x, const Expr& c) {
     Expr widened = ir::cast(DataType::Int(32), x);
     Expr centered = no_zero_point ? widened : widened - constants.at(zero_point, c);
     return ir::cast(DataType::Float32(), centered) * constants.at(scale, c);
@@ -408,10 +413,12 @@ void infer_qlinear_conv(Graph& g, Node& node) {
   set_output(g, node, 0, p.y.type, geo.output_shape);
 }
 
-LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_qlinear_conv(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   QConvGeometry geo = qconv_geometry(g, node);
   QConvParams p = qconv_params(g, node, geo.out_channels);
-  KernelBuilder kb(g, node, func_name);
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "x");
   ir::Buffer w = kb.input(3, "w");
   ir::Buffer bias = optional_bias(g, node, kb, 8, geo.out_channels);
@@ -513,10 +520,12 @@ void infer_qlinear_matmul(Graph& g, Node& node) {
   set_output(g, node, 0, p.y.type, s.output);
 }
 
-LoweredOp lower_qlinear_matmul(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_qlinear_matmul(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   QMatMulShape s = qmatmul_shape(g, node);
   QMatMulParams p = qmatmul_params(g, node, s);
-  KernelBuilder kb(g, node, func_name);
+  KernelBuilder kb(ctx);
   ir::Buffer a = kb.input(0, "a");
   ir::Buffer b = kb.input(3, "b");
   ir::Buffer bias = optional_bias(g, node, kb, 8, s.n);
@@ -585,19 +594,16 @@ void infer_qlinear_add(Graph& g, Node& node) {
   set_output(g, node, 0, p.y.type, shape);
 }
 
-LoweredOp lower_qlinear_add(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_qlinear_add(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   QAddParams p = qadd_params(g, node);
-  KernelBuilder kb(g, node, func_name);
+  KernelBuilder kb(ctx);
   const Tensor& out = g.tensor(node.outputs[0]);
   std::vector<int64_t> shape = out.shape.empty() ? std::vector<int64_t>{1} : out.shape;
   CommonShiftMultipliers factors =
       common_shift_multipliers(p.a.scales[0] / p.y.scales[0], p.b.scales[0] / p.y.scales[0]);
   OutputStage output(node, p.y);
-  // Element i of y reads element i of a same-shaped, same-sized operand only.
-  for (size_t i : {size_t{0}, size_t{3}}) {
-    const Tensor& operand = g.tensor(node.inputs[i]);
-    if (operand.shape == out.shape && operand.dtype.bytes() == out.dtype.bytes()) kb.allow_in_place(node.inputs[i]);
-  }
   ir::Stmt body = ir::loop_nest(shape, {}, [&](const std::vector<Expr>& index) {
     Expr a = ir::cast(DataType::Int(32), kb.operand(node.inputs[0], "a", index)) - p.a.zero_points[0];
     Expr b = ir::cast(DataType::Int(32), kb.operand(node.inputs[3], "b", index)) - p.b.zero_points[0];
@@ -613,7 +619,8 @@ AOTC_REGISTER_OP("QuantizeLinear", kernel_op(infer_quantize_linear, lower_quanti
 AOTC_REGISTER_OP("DequantizeLinear", kernel_op(infer_dequantize_linear, lower_dequantize_linear));
 AOTC_REGISTER_OP("QLinearConv", kernel_op(infer_qlinear_conv, lower_qlinear_conv));
 AOTC_REGISTER_OP("QLinearMatMul", kernel_op(infer_qlinear_matmul, lower_qlinear_matmul));
-AOTC_REGISTER_OP("aotc.QLinearAdd", kernel_op(infer_qlinear_add, lower_qlinear_add));
+// Element i of y reads element i of a same-shaped operand only.
+AOTC_REGISTER_OP("aotc.QLinearAdd", kernel_op(infer_qlinear_add, lower_qlinear_add).with({Role::kInPlace}));
 
 }  // namespace
 }  // namespace aotc

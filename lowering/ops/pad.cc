@@ -203,11 +203,13 @@ ir::Stmt gather(KernelBuilder& kb, const PadPlan& plan, const ir::Buffer& x, con
   });
 }
 
-LoweredOp lower_pad(const Graph& g, const Node& node, const std::string& name) {
+LoweredOp lower_pad(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   PadPlan plan = plan_pad(g, node);
   // A scalar is stored as a one-element array: treat it as one unpadded axis.
   if (plan.axes.empty()) plan.axes.push_back(AxisPadding{0, 0, 0, 1});
-  KernelBuilder kb(g, node, name);
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   if (y->num_elements() == 0) return kb.finish(ir::seq({}));
@@ -215,7 +217,7 @@ LoweredOp lower_pad(const Graph& g, const Node& node, const std::string& name) {
   return kb.finish(gather(kb, plan, x, y));
 }
 
-AOTC_REGISTER_OP("Pad", kernel_op(infer_pad, lower_pad));
+AOTC_REGISTER_OP("Pad", kernel_op(infer_pad, lower_pad).with({Role::kAnchor}));
 
 }  // namespace
 }  // namespace aotc

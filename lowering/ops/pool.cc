@@ -27,9 +27,11 @@ struct PoolReduction {
   std::function<Expr(const Expr& acc, const std::vector<Expr>& out_pos)> finish;
 };
 
-LoweredOp lower_pool(const Graph& g, const Node& node, const std::string& func_name,
+LoweredOp lower_pool(const LowerContext& ctx,
                      const std::vector<WindowAxis>& axes, const PoolReduction& reduction) {
-  KernelBuilder kb(g, node, func_name);
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   const std::vector<int64_t>& x_shape = g.tensor(node.inputs[0]).shape;
@@ -88,12 +90,14 @@ void infer_max_pool(Graph& g, Node& node) {
   check_max_pool_indices(g, node);
 }
 
-LoweredOp lower_max_pool(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_max_pool(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   PoolReduction max;
   max.init = ir::make_float(-std::numeric_limits<double>::infinity());
   max.combine = [](const Expr& acc, const Expr& x) { return ir::max(acc, x); };
   max.finish = [](const Expr& acc, const std::vector<Expr>&) { return acc; };
-  return lower_pool(g, node, func_name, pool_window(g, node), max);
+  return lower_pool(ctx, pool_window(g, node), max);
 }
 
 // ---------------------------------------------------------------- AveragePool
@@ -143,10 +147,12 @@ PoolReduction average(const std::vector<WindowAxis>& axes, bool count_include_pa
   return sum;
 }
 
-LoweredOp lower_average_pool(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_average_pool(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   bool count_include_pad = false;
   std::vector<WindowAxis> axes = average_pool_window(g, node, &count_include_pad);
-  return lower_pool(g, node, func_name, axes, average(axes, count_include_pad));
+  return lower_pool(ctx, axes, average(axes, count_include_pad));
 }
 
 // ---------------------------------------------------------------- GlobalAveragePool
@@ -167,14 +173,16 @@ std::vector<WindowAxis> global_window(const Graph& g, const Node& node) {
 
 void infer_global_average_pool(Graph& g, Node& node) { set_pool_output(g, node, global_window(g, node)); }
 
-LoweredOp lower_global_average_pool(const Graph& g, const Node& node, const std::string& func_name) {
+LoweredOp lower_global_average_pool(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   std::vector<WindowAxis> axes = global_window(g, node);
-  return lower_pool(g, node, func_name, axes, average(axes, false));
+  return lower_pool(ctx, axes, average(axes, false));
 }
 
-AOTC_REGISTER_OP("MaxPool", kernel_op(infer_max_pool, lower_max_pool));
-AOTC_REGISTER_OP("AveragePool", kernel_op(infer_average_pool, lower_average_pool));
-AOTC_REGISTER_OP("GlobalAveragePool", kernel_op(infer_global_average_pool, lower_global_average_pool));
+AOTC_REGISTER_OP("MaxPool", kernel_op(infer_max_pool, lower_max_pool).with({Role::kAnchor}));
+AOTC_REGISTER_OP("AveragePool", kernel_op(infer_average_pool, lower_average_pool).with({Role::kAnchor}));
+AOTC_REGISTER_OP("GlobalAveragePool", kernel_op(infer_global_average_pool, lower_global_average_pool).with({Role::kAnchor}));
 
 }  // namespace
 }  // namespace aotc

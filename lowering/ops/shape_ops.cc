@@ -123,8 +123,10 @@ void infer_transpose(Graph& g, Node& node) {
 }
 
 // Walks the output in order (contiguous stores) and gathers from the input.
-LoweredOp lower_transpose(const Graph& g, const Node& node, const std::string& name) {
-  KernelBuilder kb(g, node, name);
+LoweredOp lower_transpose(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   // A scalar is stored as a one-element array: transposing it is a copy.
@@ -164,8 +166,9 @@ void infer_concat(Graph& g, Node& node) {
 }
 
 // One loop nest per input, each copying into its slice of the output along the axis.
-LoweredOp lower_concat(const Graph& g, const Node& node, const std::string& name) {
-  KernelBuilder kb(g, node, name);
+LoweredOp lower_concat(const LowerContext& ctx) {
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   std::vector<ir::Buffer> inputs;
   for (size_t i = 0; i < node.inputs.size(); ++i) inputs.push_back(kb.input(i, "X" + std::to_string(i)));
   ir::Buffer y = kb.output(0, "Y");
@@ -186,8 +189,8 @@ LoweredOp lower_concat(const Graph& g, const Node& node, const std::string& name
 
 AOTC_REGISTER_OP("Flatten", view_op(infer_flatten));
 AOTC_REGISTER_OP("Reshape", view_op(infer_reshape));
-AOTC_REGISTER_OP("Transpose", kernel_op(infer_transpose, lower_transpose));
-AOTC_REGISTER_OP("Concat", kernel_op(infer_concat, lower_concat));
+AOTC_REGISTER_OP("Transpose", kernel_op(infer_transpose, lower_transpose).with({Role::kAnchor}));
+AOTC_REGISTER_OP("Concat", kernel_op(infer_concat, lower_concat).with({Role::kAnchor}));
 
 }  // namespace
 }  // namespace aotc

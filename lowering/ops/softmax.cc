@@ -71,8 +71,10 @@ std::vector<std::string> numbered(const std::string& prefix, size_t count) {
   return names;
 }
 
-LoweredOp lower_softmax(const Graph& g, const Node& node, const std::string& name) {
-  KernelBuilder kb(g, node, name);
+LoweredOp lower_softmax(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   if (y->num_elements() == 0) return kb.finish(ir::seq({}));

@@ -160,12 +160,14 @@ Staging choose_staging(const Graph& g, const Node& node, const ConvGeometry& c, 
   return pointwise ? Staging::kPerPixel : Staging::kNone;
 }
 
-LoweredOp lower_conv(const Graph& g, const Node& node, const std::string& name, bool depthwise) {
+LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   ConvGeometry c = conv_geometry(g, node, depthwise);
   bool quantized = tflite::is_int8(g, node.inputs[0]);
   DataType acc_type = quantized ? DataType::Int(32) : DataType::Float32();
   DataType in_type = g.tensor(node.inputs[0]).dtype;
-  KernelBuilder kb(g, node, name);
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "input"), w = kb.input(1, "filter");
   OutputStage stage{g, node, node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr, quantized};
   ir::Buffer y = kb.output(0, "output");
@@ -275,11 +277,13 @@ void infer_fc(Graph& g, Node& node) {
   tflite::set_declared_output(g, node, 0, g.tensor(node.outputs[0]).dtype, shape);
 }
 
-LoweredOp lower_fc(const Graph& g, const Node& node, const std::string& name) {
+LoweredOp lower_fc(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   FcGeometry f = fc_geometry(g, node);
   bool quantized = tflite::is_int8(g, node.inputs[0]);
   DataType acc_type = quantized ? DataType::Int(32) : DataType::Float32();
-  KernelBuilder kb(g, node, name);
+  KernelBuilder kb(ctx);
   // Parameters seen as 2-D, whatever the tensors' ranks.
   ir::Buffer x = ir::make_buffer("input", g.tensor(node.inputs[0]).dtype, {f.batches, f.depth});
   ir::Buffer w = kb.input(1, "filter");
@@ -312,7 +316,8 @@ LoweredOp lower_fc(const Graph& g, const Node& node, const std::string& name) {
 
 OpDef conv_op(bool depthwise) {
   return kernel_op([depthwise](Graph& g, Node& n) { infer_conv(g, n, depthwise); },
-                   [depthwise](const Graph& g, const Node& n, const std::string& name) { return lower_conv(g, n, name, depthwise); });
+                   [depthwise](const LowerContext& ctx) { return lower_conv(ctx, depthwise); })
+      .with({Role::kAnchor});
 }
 
 AOTC_REGISTER_OP("tfl.CONV_2D", conv_op(false));

@@ -137,27 +137,27 @@ void infer_arithmetic(Graph& g, Node& node, Arithmetic op) {
   }
 }
 
-LoweredOp lower_arithmetic(const Graph& g, const Node& node, const std::string& name, Arithmetic op) {
-  KernelBuilder kb(g, node, name);
+LoweredOp lower_arithmetic(const LowerContext& ctx, Arithmetic op) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   ir::Buffer a = kb.input(0, "input1"), b = kb.input(1, "input2"), y = kb.output(0, "output");
   ElementFunction element = element_function(g, node, op);
-  // Output element i reads element i of each input of the output's shape.
-  kb.allow_in_place(node.inputs[0]);
-  kb.allow_in_place(node.inputs[1]);
   ir::Stmt body = ir::loop_nest(y->shape, {}, [&](const std::vector<Expr>& index) {
-    return ir::store(y, index, element(broadcast_load(a, index), broadcast_load(b, index)));
+    return ir::store(y, index, kb.epilogue(element(broadcast_load(a, index), broadcast_load(b, index)), index));
   });
   return kb.finish(body);
 }
 
 OpDef arithmetic_op(Arithmetic op) {
   OpDef def = kernel_op([op](Graph& g, Node& n) { infer_arithmetic(g, n, op); },
-                        [op](const Graph& g, const Node& n, const std::string& name) { return lower_arithmetic(g, n, name, op); });
+                        [op](const LowerContext& ctx) { return lower_arithmetic(ctx, op); });
   // The element function is also what fuses an ADD behind a convolution (residual blocks).
   def.scalar = [op](const Graph& g, const Node& n, const std::vector<Expr>& in) {
     return element_function(g, n, op)(in[0], in[1]);
   };
-  return def;
+  // Output element i reads element i of each input of the output's shape.
+  return def.with({Role::kAnchor, Role::kEpilogue, Role::kInPlace});
 }
 
 AOTC_REGISTER_OP("tfl.ADD", arithmetic_op(Arithmetic::kAdd));

@@ -141,27 +141,31 @@ Expr dequantize(const Graph& g, const Node& node, Expr x) {
 using Conversion = Expr (*)(const Graph&, const Node&, Expr);
 
 // Y[i] = convert(X[i]) over the whole tensor.
-LoweredOp lower_conversion(const Graph& g, const Node& node, const std::string& name, Conversion convert) {
-  KernelBuilder kb(g, node, name);
+LoweredOp lower_conversion(const LowerContext& ctx, Conversion convert) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
-  kb.allow_in_place(node.inputs[0]);  // Y[i] reads only X[i] (the planner checks the types match)
   ir::Stmt body = ir::loop_nest(y->shape, {}, [&](const std::vector<Expr>& index) {
     return ir::store(y, index, convert(g, node, ir::load(x, index)));
   });
   return kb.finish(body);
 }
 
-LoweredOp lower_quantize(const Graph& g, const Node& n, const std::string& name) {
+LoweredOp lower_quantize(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& n = ctx.node;
   bool from_float = g.tensor(n.inputs[0]).dtype == DataType::Float32();
-  return lower_conversion(g, n, name, from_float ? affine_quantize : requantize);
+  return lower_conversion(ctx, from_float ? affine_quantize : requantize);
 }
 
-LoweredOp lower_dequantize(const Graph& g, const Node& n, const std::string& name) {
-  return lower_conversion(g, n, name, dequantize);
+LoweredOp lower_dequantize(const LowerContext& ctx) {
+  return lower_conversion(ctx, dequantize);
 }
 
 AOTC_REGISTER_OP("tfl.RESHAPE", view_op(infer_reshape));
-AOTC_REGISTER_OP("tfl.QUANTIZE", kernel_op(infer_quantize, lower_quantize));
+// Y[i] reads only X[i]: a requantization (int8 to int8) may write over its input.
+AOTC_REGISTER_OP("tfl.QUANTIZE", kernel_op(infer_quantize, lower_quantize).with({Role::kInPlace}));
 AOTC_REGISTER_OP("tfl.DEQUANTIZE", kernel_op(infer_dequantize, lower_dequantize));
 
 }  // namespace

@@ -144,10 +144,12 @@ ir::Stmt pool_one_output(const PoolGeometry& p, const WindowReduction& reduction
   return accumulate(reduction.init, taps, write);
 }
 
-LoweredOp lower_pool(const Graph& g, const Node& node, const std::string& name, PoolKind kind) {
+LoweredOp lower_pool(const LowerContext& ctx, PoolKind kind) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
   PoolGeometry p = pool_geometry(g, node);
   WindowReduction reduction = window_reduction(g, node, kind);
-  KernelBuilder kb(g, node, name);
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
   ir::Stmt body = ir::loop_nest({p.batches, p.h.out, p.w.out, p.channels}, {"n", "oy", "ox", "c"},
                                 [&](const std::vector<Expr>& o) { return pool_one_output(p, reduction, x, y, o); });
@@ -155,7 +157,7 @@ LoweredOp lower_pool(const Graph& g, const Node& node, const std::string& name, 
 }
 
 OpDef pool_op(PoolKind kind) {
-  return kernel_op(infer_pool, [kind](const Graph& g, const Node& n, const std::string& name) { return lower_pool(g, n, name, kind); });
+  return kernel_op(infer_pool, [kind](const LowerContext& ctx) { return lower_pool(ctx, kind); });
 }
 
 AOTC_REGISTER_OP("tfl.AVERAGE_POOL_2D", pool_op(PoolKind::kAverage));

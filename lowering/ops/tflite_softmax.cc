@@ -226,12 +226,11 @@ class QuantizedSoftmaxRow {
   int64_t depth_;
 };
 
-LoweredOp lower_softmax(const Graph& g, const Node& node, const std::string& name) {
-  KernelBuilder kb(g, node, name);
+LoweredOp lower_softmax(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
-  // Each row is read whole before its first output is written, and the last pass writes
-  // class c after reading input c (the float kernel reads only its output there).
-  kb.allow_in_place(node.inputs[0]);
   std::vector<int64_t> rows(x->shape.begin(), x->shape.end() - 1);
   int64_t depth = x->shape.back();
   float beta = static_cast<float>(beta_of(node));
@@ -243,7 +242,9 @@ LoweredOp lower_softmax(const Graph& g, const Node& node, const std::string& nam
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("tfl.SOFTMAX", kernel_op(infer_softmax, lower_softmax));
+// In place: each row is read whole before its first output is written, and the last pass
+// writes class c after reading input c (the float kernel reads only its output there).
+AOTC_REGISTER_OP("tfl.SOFTMAX", kernel_op(infer_softmax, lower_softmax).with({Role::kInPlace}));
 
 }  // namespace
 }  // namespace aotc

@@ -133,7 +133,7 @@ class GraphBuilder {
     std::map<TensorId, std::vector<uint8_t>> memory = input_data;
     for (const Node& n : g.nodes) {
       const OpDef* def = find_op(n.op);
-      LoweredOp op = def->lower(g, n, "kernel");
+      LoweredOp op = def->lower(LowerContext{g, n, "kernel", TargetFacts{}});
       std::vector<uint8_t> plain = interpret(op, n, &memory);
       op.func.body = ir::simplify(op.func.body);
       EXPECT_EQ(interpret(op, n, &memory), plain) << "Simplify changed the result of " << n.label();

@@ -102,7 +102,7 @@ class OneNode {
 
   // Lowers the node and interprets the kernel; returns output 0.
   Values run(bool simplified) {
-    LoweredOp lowered = find_op(node_.op)->lower(graph_, node_, "kernel");
+    LoweredOp lowered = find_op(node_.op)->lower(LowerContext{graph_, node_, "kernel", TargetFacts{}});
     if (simplified) lowered.func.body = ir::simplify(lowered.func.body);
     TensorId out_id = node_.outputs[0];
     Values out(static_cast<size_t>(count(graph_.tensor(out_id).shape)), std::nanf(""));
@@ -117,7 +117,7 @@ class OneNode {
   }
 
   std::string printed_ir() {
-    LoweredOp lowered = find_op(node_.op)->lower(graph_, node_, "kernel");
+    LoweredOp lowered = find_op(node_.op)->lower(LowerContext{graph_, node_, "kernel", TargetFacts{}});
     lowered.func.body = ir::simplify(lowered.func.body);
     return ir::to_string(lowered.func);
   }

@@ -111,7 +111,7 @@ class OneNodeGraph {
   std::string error() {
     try {
       infer();
-      find_op(node_.op)->lower(graph_, node_, "under_test");
+      find_op(node_.op)->lower(LowerContext{graph_, node_, "under_test", TargetFacts{}});
     } catch (const CompileError& e) {
       return e.what();
     }
@@ -121,7 +121,7 @@ class OneNodeGraph {
   // Infers, lowers and interprets the node; returns output 0.
   std::vector<float> run() {
     infer();
-    LoweredOp lowered = find_op(node_.op)->lower(graph_, node_, "under_test");
+    LoweredOp lowered = find_op(node_.op)->lower(LowerContext{graph_, node_, "under_test", TargetFacts{}});
     TensorId output = node_.outputs[0];
     runtime_values_[output].assign(static_cast<size_t>(graph_.tensor(output).num_elements()), std::nanf(""));
     std::vector<ir::BufferBinding> bindings;

@@ -88,7 +88,7 @@ class OneNode {
   std::vector<T> run() {
     infer();
     const OpDef* def = find_op(node_.op);
-    LoweredOp op = def->lower(g_, node_, "kernel");
+    LoweredOp op = def->lower(LowerContext{g_, node_, "kernel", TargetFacts{}});
     std::vector<uint8_t> plain = interpret(op);
     op.func.body = ir::simplify(op.func.body);
     EXPECT_EQ(interpret(op), plain) << "Simplify changed the result";
