@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "aot/base/element_bytes.h"
 #include "lowering/ir/builtins.h"
 #include "lowering/ir/ir_functor.h"
 #include "lowering/ir/ir_printer.h"
@@ -28,6 +29,10 @@ std::string c_int_literal(int64_t v, DataType t) {
   if (v == INT32_MIN) return "(-2147483647 - 1)";
   if (v < 0) return "(" + std::to_string(v) + ")";
   return std::to_string(v) + (t.is_uint() && t.bits == 32 ? "u" : "");
+}
+
+std::string c_element_literal(DataType t, const uint8_t* bytes, int64_t i) {
+  return t.is_float() ? c_float_literal(read_element_double(t, bytes, i), t) : c_int_literal(read_element_int(t, bytes, i), t);
 }
 
 std::string c_identifier(const std::string& name) {
@@ -281,12 +286,15 @@ class CEmitter {
         const Buffer& b = op->buffer;
         os_ << pad << "{\n";
         std::string name = declare(b->data.get(), b->name);
-        os_ << pad << "  static const " << b->dtype.c_type() << " " << name << "[" << op->values.size() << "] = {";
-        for (size_t i = 0; i < op->values.size(); ++i) {
-          os_ << (i ? ", " : "") << (b->dtype.is_float() ? c_float_literal(op->values[i], b->dtype)
-                                                            : c_int_literal(static_cast<int64_t>(op->values[i]), b->dtype));
+        int64_t n = op->num_elements();
+        os_ << pad << "  static const " << b->dtype.c_type() << " " << name << "[" << n << "] = {";
+        // Short tables on one line, long ones (packed weights) eight elements a line.
+        std::string line_break = n > 16 ? "\n" + pad + "    " : " ";
+        for (int64_t i = 0; i < n; ++i) {
+          os_ << (i == 0 ? (n > 16 ? line_break : "") : (i % 8 == 0 ? "," + line_break : ", "))
+              << c_element_literal(b->dtype, op->data.data(), i);
         }
-        os_ << "};\n";
+        os_ << (n > 16 ? "\n" + pad + "  " : "") << "};\n";
         stmt(op->body, indent + 1);
         os_ << pad << "}\n";
         release(b->data.get());

@@ -30,6 +30,8 @@ std::string emit_c_function(const ir::PrimFunc& func, const std::string& c_name,
 // The C literal for an immediate of type `t` (e.g. `1.5f`, `-INFINITY`, `INT64_C(7)`).
 std::string c_float_literal(double v, DataType t);
 std::string c_int_literal(int64_t v, DataType t);
+// The C literal of element i of `bytes` (elements of type t).
+std::string c_element_literal(DataType t, const uint8_t* bytes, int64_t i);
 
 // Makes `name` a valid, non-reserved C identifier (non-alphanumerics become '_').
 std::string c_identifier(const std::string& name);

@@ -169,7 +169,7 @@ class ExecutorEmitter {
          << macro_ << "_CONST_ALIGNED = {";
       for (int64_t i = 0; i < n; ++i) {
         os << (i % 8 == 0 ? "\n  " : " ");
-        os << (t.dtype.is_float() ? c_float_literal(t.element_as_double(i), t.dtype) : c_int_literal(t.element_as_int(i), t.dtype));
+        os << c_element_literal(t.dtype, t.data->data(), i);
         if (i + 1 < n) os << ",";
       }
       if (n == 0) os << "0";

@@ -1,5 +1,7 @@
 #include "aot/graph/graph.h"
 
+#include "aot/base/element_bytes.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -13,44 +15,9 @@ int64_t num_elements(const std::vector<int64_t>& shape) {
 
 int64_t Tensor::num_elements() const { return aotc::num_elements(shape); }
 
-template <typename T>
-static T read_as(const std::vector<uint8_t>& bytes, int64_t i) {
-  T v;
-  std::memcpy(&v, bytes.data() + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
-  return v;
-}
+double Tensor::element_as_double(int64_t i) const { return read_element_double(dtype, data->data(), i); }
 
-double Tensor::element_as_double(int64_t i) const {
-  const auto& b = *data;
-  switch (dtype.kind) {
-    case DataType::Kind::kFloat: return dtype.bits == 64 ? read_as<double>(b, i) : read_as<float>(b, i);
-    case DataType::Kind::kBool: return b[static_cast<size_t>(i)] ? 1.0 : 0.0;
-    default: return static_cast<double>(element_as_int(i));
-  }
-}
-
-int64_t Tensor::element_as_int(int64_t i) const {
-  const auto& b = *data;
-  switch (dtype.kind) {
-    case DataType::Kind::kFloat: return static_cast<int64_t>(element_as_double(i));
-    case DataType::Kind::kBool: return b[static_cast<size_t>(i)] ? 1 : 0;
-    case DataType::Kind::kInt:
-      switch (dtype.bits) {
-        case 8: return read_as<int8_t>(b, i);
-        case 16: return read_as<int16_t>(b, i);
-        case 32: return read_as<int32_t>(b, i);
-        default: return read_as<int64_t>(b, i);
-      }
-    case DataType::Kind::kUInt:
-      switch (dtype.bits) {
-        case 8: return read_as<uint8_t>(b, i);
-        case 16: return read_as<uint16_t>(b, i);
-        case 32: return read_as<uint32_t>(b, i);
-        default: return static_cast<int64_t>(read_as<uint64_t>(b, i));
-      }
-  }
-  return 0;
-}
+int64_t Tensor::element_as_int(int64_t i) const { return read_element_int(dtype, data->data(), i); }
 
 std::vector<int64_t> Tensor::ints() const {
   std::vector<int64_t> v;

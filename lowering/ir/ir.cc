@@ -3,6 +3,8 @@
 #include <functional>
 #include <stdexcept>
 
+#include "aot/base/element_bytes.h"
+
 namespace aotc::ir {
 
 Expr::Expr(int value) : Expr(make_int(value)) {}
@@ -126,10 +128,18 @@ Stmt if_then_else(Expr c, Stmt then_case, Stmt else_case) {
 
 Stmt allocate(const Buffer& b, Stmt body) { return Stmt(std::make_shared<AllocateNode>(b, std::move(body))); }
 
+Stmt allocate_const(const std::string& name, DataType dtype, std::vector<int64_t> shape, std::vector<uint8_t> bytes,
+                    const std::function<Stmt(const Buffer&)>& body) {
+  Buffer b = make_buffer(name, dtype, std::move(shape), "constant");
+  if (static_cast<int64_t>(bytes.size()) != b->size_bytes())
+    throw std::invalid_argument("constant '" + name + "': " + std::to_string(bytes.size()) + " bytes for " +
+                                std::to_string(b->size_bytes()));
+  return Stmt(std::make_shared<AllocateConstNode>(b, std::move(bytes), body(b)));
+}
+
 Stmt allocate_const(const std::string& name, DataType dtype, const std::vector<double>& values,
                     const std::function<Stmt(const Buffer&)>& body) {
-  Buffer b = make_buffer(name, dtype, {static_cast<int64_t>(values.size())}, "constant");
-  return Stmt(std::make_shared<AllocateConstNode>(b, values, body(b)));
+  return allocate_const(name, dtype, {static_cast<int64_t>(values.size())}, encode_elements(dtype, values), body);
 }
 
 Stmt seq(std::vector<Stmt> stmts) {

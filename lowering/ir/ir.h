@@ -202,15 +202,18 @@ struct AllocateNode : StmtNode {
   AllocateNode(Buffer b, Stmt s) : StmtNode(kKind), buffer(std::move(b)), body(std::move(s)) {}
 };
 
-// A read-only table computed at compile time (per-channel requantization multipliers,
-// lookup tables): `static const` data inside the kernel in C.
+// Read-only data computed at compile time: per-channel requantization multipliers,
+// lookup tables, weights packed in the order a kernel reads them. `static const` data
+// inside the kernel in C. The buffer gives dtype and shape; `data` holds its elements as
+// little-endian bytes, row-major (aot/base/element_bytes.h reads and writes them).
 struct AllocateConstNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kAllocateConst;
   Buffer buffer;
-  std::vector<double> values;  // one per element, converted to buffer->dtype
+  std::vector<uint8_t> data;  // buffer->size_bytes() bytes
   Stmt body;
-  AllocateConstNode(Buffer b, std::vector<double> v, Stmt s)
-      : StmtNode(kKind), buffer(std::move(b)), values(std::move(v)), body(std::move(s)) {}
+  AllocateConstNode(Buffer b, std::vector<uint8_t> d, Stmt s)
+      : StmtNode(kKind), buffer(std::move(b)), data(std::move(d)), body(std::move(s)) {}
+  int64_t num_elements() const { return buffer->num_elements(); }
 };
 
 struct SeqNode : StmtNode {
@@ -287,8 +290,12 @@ Stmt store(const Buffer& b, std::vector<Expr> indices, Expr value);
 Stmt for_loop(const Var& v, Expr min, Expr extent, Stmt body, ForKind kind = ForKind::kSerial);
 Stmt if_then_else(Expr c, Stmt then_case, Stmt else_case = Stmt());
 Stmt allocate(const Buffer& b, Stmt body);
-// A 1-D constant table of `values` (exactly representable in `dtype`) named `name`;
-// `body` builds the statement that reads it.
+// A constant buffer `name` of `dtype` and `shape` holding `bytes` (little-endian elements,
+// row-major); `body` builds the statement that reads it. Throws std::invalid_argument if
+// the byte count does not match.
+Stmt allocate_const(const std::string& name, DataType dtype, std::vector<int64_t> shape, std::vector<uint8_t> bytes,
+                    const std::function<Stmt(const Buffer&)>& body);
+// A 1-D table of `values`, each exactly representable in `dtype`.
 Stmt allocate_const(const std::string& name, DataType dtype, const std::vector<double>& values,
                     const std::function<Stmt(const Buffer&)>& body);
 Stmt seq(std::vector<Stmt> stmts);  // flattens nested Seqs, drops empty statements

@@ -157,7 +157,7 @@ Stmt IRMutator::mutate_allocate(const Stmt& s, const AllocateNode* op) {
 Stmt IRMutator::mutate_allocate_const(const Stmt& s, const AllocateConstNode* op) {
   Stmt body = mutate(op->body);
   if (body.same_as(op->body)) return s;
-  return Stmt(std::make_shared<AllocateConstNode>(op->buffer, op->values, body));
+  return Stmt(std::make_shared<AllocateConstNode>(op->buffer, op->data, body));
 }
 
 Stmt IRMutator::mutate_seq(const Stmt& s, const SeqNode* op) {

@@ -112,13 +112,8 @@ class Interpreter {
       }
       case StmtKind::kAllocateConst: {
         auto* op = s.as<AllocateConstNode>();
-        temporaries.emplace_back(static_cast<size_t>(op->buffer->size_bytes()));
-        uint8_t* base = temporaries.back().data();
-        memory[op->buffer->data.get()] = base;
-        for (size_t i = 0; i < op->values.size(); ++i) {
-          Value v{op->values[i], static_cast<int64_t>(op->values[i])};
-          write(op->buffer, base + i * op->buffer->dtype.bytes(), v);
-        }
+        temporaries.push_back(op->data);
+        memory[op->buffer->data.get()] = temporaries.back().data();
         exec(op->body);
         break;
       }

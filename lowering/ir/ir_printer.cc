@@ -1,5 +1,7 @@
 #include "lowering/ir/ir_printer.h"
 
+#include "aot/base/element_bytes.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -137,9 +139,12 @@ std::string to_string(const Stmt& s, int indent) {
     case StmtKind::kAllocateConst: {
       auto* op = s.as<AllocateConstNode>();
       os << pad << "constant " << op->buffer->name << ": " << shape_text(op->buffer) << " = [";
-      for (size_t i = 0; i < op->values.size(); ++i) {
+      DataType t = op->buffer->dtype;
+      for (int64_t i = 0; i < op->num_elements(); ++i) {
         if (i == 8) { os << ", ..."; break; }
-        os << (i ? ", " : "") << (op->buffer->dtype.is_float() ? float_literal(op->values[i], op->buffer->dtype) : std::to_string(static_cast<int64_t>(op->values[i])));
+        os << (i ? ", " : "")
+           << (t.is_float() ? float_literal(read_element_double(t, op->data.data(), i), t)
+                            : std::to_string(read_element_int(t, op->data.data(), i)));
       }
       os << "] {\n" << to_string(op->body, indent + 1) << pad << "}\n";
       break;

@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 
+#include "aot/base/element_bytes.h"
+#include "codegen/codegen_c.h"
 #include "lowering/ir/ir_interpreter.h"
 #include "lowering/ir/ir_printer.h"
 #include "lowering/passes/simplify.h"
@@ -77,6 +79,63 @@ TEST(Interpreter, OutOfBoundsIsAnError) {
   f.body = store(y, {2}, Expr(1.0));
   float out[2];
   EXPECT_THROW(interpret(f, {{y, out}}), std::runtime_error);
+}
+
+// Constants are typed bytes of any dtype and shape: here int16 weights [2, 3], "packed"
+// column-major (the order a kernel might read them), read back row-major by index.
+PrimFunc transpose_packed_constant(const std::vector<int16_t>& packed) {
+  Buffer y = make_buffer("Y", DataType::Int(32), {2, 3});
+  PrimFunc f;
+  f.name = "unpack";
+  f.params = {y};
+  std::vector<int64_t> as_ints(packed.begin(), packed.end());
+  f.body = allocate_const("W", DataType::Int(16), {3, 2}, encode_int_elements(DataType::Int(16), as_ints),
+                          [&](const Buffer& w) {
+                            return loop_nest({2, 3}, {"r", "c"}, [&](const std::vector<Expr>& i) {
+                              return store(y, i, cast(DataType::Int(32), load(w, {i[1], i[0]})));
+                            });
+                          });
+  return f;
+}
+
+TEST(TypedConstants, InterpreterReadsTheBytesAsTheirType) {
+  PrimFunc f = transpose_packed_constant({1, -4, 2, 300, -3, -32768});
+  int32_t y[6] = {};
+  EXPECT_EQ(interpret(f, {{f.params[0], y}}), 0);
+  EXPECT_EQ(std::vector<int32_t>(y, y + 6), (std::vector<int32_t>{1, 2, -3, -4, 300, -32768}));
+}
+
+TEST(TypedConstants, PrinterAndCCodeShowTheElements) {
+  PrimFunc f = transpose_packed_constant({1, -4, 2, 300, -3, -32768});
+  EXPECT_NE(to_string(f).find("constant W: int16[3, 2] = [1, -4, 2, 300, -3, -32768]"), std::string::npos)
+      << to_string(f);
+  CFileContext ctx;
+  std::string c = emit_c_function(f, "unpack", &ctx);
+  EXPECT_NE(c.find("static const int16_t W[6] = {1, (-4), 2, 300, (-3), (-32768)};"), std::string::npos) << c;
+}
+
+TEST(TypedConstants, LongTablesAreEightElementsALine) {
+  std::vector<double> values(20);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i);
+  Buffer y = make_buffer("Y", DataType::Int(8), {20});
+  PrimFunc f;
+  f.params = {y};
+  f.body = allocate_const("T", DataType::Int(8), values, [&](const Buffer& t) {
+    return loop_nest({20}, {"i"}, [&](const std::vector<Expr>& i) { return store(y, i, load(t, i)); });
+  });
+  CFileContext ctx;
+  std::string c = emit_c_function(f, "table", &ctx);
+  EXPECT_NE(c.find("static const int8_t T[20] = {\n      0, 1, 2, 3, 4, 5, 6, 7,\n      8, 9,"), std::string::npos) << c;
+  int8_t out[20];
+  interpret(f, {{y, out}});
+  EXPECT_EQ(out[19], 19);
+}
+
+TEST(TypedConstants, ValuesThatDoNotFitTheirTypeAreRejected) {
+  EXPECT_THROW(encode_elements(DataType::Int(8), {128.0}), std::invalid_argument);
+  EXPECT_THROW(encode_elements(DataType::Int(32), {0.5}), std::invalid_argument);
+  EXPECT_THROW(allocate_const("T", DataType::Int(8), {2, 2}, std::vector<uint8_t>(3), [](const Buffer&) { return Stmt(); }),
+               std::invalid_argument);
 }
 
 }  // namespace
