@@ -28,8 +28,19 @@
 # library, so two models in one firmware do not define its symbols twice. The generated
 # code itself has every symbol prefixed by NAME.
 #
+# The runtime's workspace alignment is 16, that of every built-in target. For targets with
+# another workspace_alignment, set AOTC_WORKSPACE_ALIGNMENT to it before the first
+# aotc_add_model (it is defined for the runtime and every model); a model compiled for
+# another alignment than the runtime's stops the build with an #error or a link error.
+#
 # Compiler flags (CPU, FPU, optimisation) are the project's: use a toolchain file from
-# aotc's toolchains/ directory, or your own. The libraries are built as strict C99.
+# aotc's toolchains/ directory, or your own. The libraries are built as strict C99. The
+# model library is also compiled with the target's own `cflags` (the CPU, FPU and ABI the
+# code was generated for: `aotc targets NAME` shows them), which aotc compile writes to
+# <NAME>.cflags and gcc and clang read as @<OUTPUT_DIR>/<NAME>.cflags. They come after the
+# project's flags, so the model is built for the core it was generated for; the project's
+# toolchain must name the same core (and, for clang, the target's triple). Other compilers
+# get no @file.
 #
 # Where aotc comes from, in this order:
 #   - the `aotc` executable target, when aotc is part of the build (add_subdirectory). In a
@@ -71,6 +82,10 @@ function(_aotc_runtime_library)
   endif()
   add_library(aotc_runtime STATIC "${runtime_dir}/aotc_runtime.c")
   target_include_directories(aotc_runtime PUBLIC "${runtime_dir}")
+  # PUBLIC: the models (and the application) see the alignment the runtime is built with.
+  if(AOTC_WORKSPACE_ALIGNMENT)
+    target_compile_definitions(aotc_runtime PUBLIC AOTC_WORKSPACE_ALIGNMENT=${AOTC_WORKSPACE_ALIGNMENT})
+  endif()
   set_target_properties(aotc_runtime PROPERTIES
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
   add_library(aotc::runtime ALIAS aotc_runtime)
@@ -144,7 +159,7 @@ function(aotc_add_model lib)
 
   set(sources "${out}/${ARG_NAME}.c" "${out}/${ARG_NAME}_constants.c")
   add_custom_command(
-    OUTPUT ${sources} "${out}/${ARG_NAME}.h" "${out}/metadata.json"
+    OUTPUT ${sources} "${out}/${ARG_NAME}.h" "${out}/metadata.json" "${out}/${ARG_NAME}.cflags"
     COMMAND "${aotc_command}" compile "${model}" -o "${out}" --name "${ARG_NAME}"
             ${target_args} ${pool_args} ${ARG_AOTC_ARGS}
     DEPENDS "${model}" ${aotc_depends}
@@ -153,7 +168,7 @@ function(aotc_add_model lib)
 
   # Under one of aotc's toolchain files, the CPU flags live in CMAKE_C_FLAGS (from
   # CMAKE_C_FLAGS_INIT). A CMAKE_C_FLAGS given on the command line replaces them, and the
-  # model would silently be built for the wrong core.
+  # runtime and the application would silently be built for another core than the model.
   if(DEFINED AOTC_ARM_CPU_FLAGS)
     separate_arguments(cpu_flags UNIX_COMMAND "${AOTC_ARM_CPU_FLAGS}")
     foreach(flag IN LISTS cpu_flags)
@@ -174,4 +189,15 @@ function(aotc_add_model lib)
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
     AOTC_MODEL "${model}" AOTC_NAME "${ARG_NAME}" AOTC_OUTPUT_DIR "${out}"
     AOTC_METADATA "${out}/metadata.json")
+
+  # The target's flags, from the file the same custom command writes. OBJECT_DEPENDS makes
+  # every generator (Ninja and Makefiles alike) generate the file before compiling and
+  # recompile when it changes.
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${lib} PRIVATE "@${out}/${ARG_NAME}.cflags")
+    set_source_files_properties(${sources} PROPERTIES OBJECT_DEPENDS "${out}/${ARG_NAME}.cflags")
+  else()
+    message(STATUS "aotc_add_model(${lib}): ${CMAKE_C_COMPILER_ID} does not read gcc's @file: "
+                   "${out}/${ARG_NAME}.cflags (the target's flags) is not used")
+  endif()
 endfunction()

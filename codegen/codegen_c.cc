@@ -98,7 +98,7 @@ class CEmitter {
     head << "/* " << f.name << ": " << (f.attrs.count("source_node") ? f.attrs.at("source_node") : "");
     if (f.attrs.count("fused")) head << ", fused with " << f.attrs.at("fused");
     head << " */\n";
-    head << "static int32_t " << c_name << "(";
+    head << "AOTC_KERNEL int32_t " << c_name << "(";
     for (size_t i = 0; i < f.params.size(); ++i) {
       const Buffer& b = f.params[i];
       bool is_const = !sc.stored.count(b->data.get());
@@ -162,7 +162,12 @@ class CEmitter {
           case BinaryOp::kMin: case BinaryOp::kMax: return 100;  // printed as calls
         }
         return 0;
-      default: return 100;  // literals, variables, loads, calls
+      case ExprKind::kCall:
+        // isnull(p) prints as `p == NULL`, and &x[i] binds like a unary operator.
+        if (e.as<CallNode>()->name == builtin::kIsNull) return 9;
+        if (e.as<CallNode>()->name == builtin::kAddressOf) return 14;
+        return 100;
+      default: return 100;  // literals, variables, loads
     }
   }
 
@@ -221,7 +226,11 @@ class CEmitter {
   }
 
   std::string call_expr(const CallNode* op) {
-    if (op->name == builtin::kIsNull) return "(" + expr(op->args[0]) + " == NULL)";
+    if (op->name == builtin::kIsNull) return expr(op->args[0], 10) + " == NULL";
+    if (op->name == builtin::kAddressOf) {
+      auto* element = op->args[0].as<LoadNode>();
+      return "&" + access(element->buffer, element->indices);
+    }
     if (op->name == builtin::kWorkspaceAlloc)
       return "(" + op->dtype.c_type() + "*)" + op->name + "(" + ctx_->workspace_allocator + ", " + expr(op->args[0]) + ")";
     if (op->name == builtin::kWorkspaceFree)
@@ -263,61 +272,14 @@ class CEmitter {
         os_ << pad << "}\n";
         break;
       }
-      case StmtKind::kAllocate: {
-        auto* op = s.as<AllocateNode>();
-        const Buffer& b = op->buffer;
-        if (b->scope != "local" && b->scope != "stack")
-          throw std::logic_error("C codegen: buffer '" + b->name + "' still has scope '" + b->scope + "' (LowerBuiltin not run)");
-        os_ << pad << "{\n";
-        std::string name = declare(b->data.get(), b->name);
-        if (b->scope == "local" && b->num_elements() == 1) {
-          scalars_.insert(b->data.get());
-          os_ << pad << "  " << b->dtype.c_type() << " " << name << ";\n";
-        } else {
-          os_ << pad << "  " << b->dtype.c_type() << " " << name << "[" << b->num_elements() << "];\n";
-        }
-        stmt(op->body, indent + 1);
-        os_ << pad << "}\n";
-        release(b->data.get());
+      case StmtKind::kAllocate:
+      case StmtKind::kAllocateConst:
+      case StmtKind::kLet:
+        declaration_block(s, indent);
         break;
-      }
-      case StmtKind::kAllocateConst: {
-        auto* op = s.as<AllocateConstNode>();
-        const Buffer& b = op->buffer;
-        os_ << pad << "{\n";
-        std::string name = declare(b->data.get(), b->name);
-        int64_t n = op->num_elements();
-        os_ << pad << "  static const " << b->dtype.c_type() << " " << name << "[" << n << "] = {";
-        // Short tables on one line, long ones (packed weights) eight elements a line.
-        std::string line_break = n > 16 ? "\n" + pad + "    " : " ";
-        for (int64_t i = 0; i < n; ++i) {
-          os_ << (i == 0 ? (n > 16 ? line_break : "") : (i % 8 == 0 ? "," + line_break : ", "))
-              << c_element_literal(b->dtype, op->data.data(), i);
-        }
-        os_ << (n > 16 ? "\n" + pad + "  " : "") << "};\n";
-        stmt(op->body, indent + 1);
-        os_ << pad << "}\n";
-        release(b->data.get());
-        break;
-      }
       case StmtKind::kSeq:
         for (auto& st : s.as<SeqNode>()->stmts) stmt(st, indent);
         break;
-      case StmtKind::kLet: {
-        auto* op = s.as<LetNode>();
-        std::string value = expr(op->value);
-        os_ << pad << "{\n";
-        std::string name = declare(op->var.get(), op->var->name);
-        if (op->var->is_handle) {
-          os_ << pad << "  " << op->var->dtype.c_type() << "* const " << name << " = " << value << ";\n";
-        } else {
-          os_ << pad << "  const " << op->var->dtype.c_type() << " " << name << " = " << value << ";\n";
-        }
-        stmt(op->body, indent + 1);
-        os_ << pad << "}\n";
-        release(op->var.get());
-        break;
-      }
       case StmtKind::kEvaluate:
         os_ << pad << "(void)" << expr(s.as<EvaluateNode>()->value, 14) << ";\n";
         break;
@@ -325,6 +287,75 @@ class CEmitter {
         os_ << pad << "return " << expr(s.as<ReturnNode>()->value) << ";\n";
         break;
     }
+  }
+
+  // Allocate, AllocateConst and Let declare a name for the scope of their body: a C block.
+  // A chain of them nested directly in one another shares one block, so that
+  // `let a { let b { body } }` reads as two declarations and the body.
+  void declaration_block(Stmt s, int indent) {
+    std::string pad(indent * 2, ' '), inner = pad + "  ";
+    os_ << pad << "{\n";
+    std::vector<const VarNode*> declared;
+    for (;; s = body_of(s)) {
+      if (auto* op = s.as<AllocateNode>()) {
+        declared.push_back(declare_array(op, inner));
+      } else if (auto* op = s.as<AllocateConstNode>()) {
+        declared.push_back(declare_table(op, inner));
+      } else if (auto* op = s.as<LetNode>()) {
+        declared.push_back(declare_let(op, inner));
+      } else {
+        break;
+      }
+    }
+    stmt(s, indent + 1);
+    os_ << pad << "}\n";
+    for (const VarNode* v : declared) release(v);
+  }
+
+  static Stmt body_of(const Stmt& s) {
+    if (auto* op = s.as<AllocateNode>()) return op->body;
+    if (auto* op = s.as<AllocateConstNode>()) return op->body;
+    return s.as<LetNode>()->body;
+  }
+
+  const VarNode* declare_array(const AllocateNode* op, const std::string& pad) {
+    const Buffer& b = op->buffer;
+    if (b->scope != "local" && b->scope != "stack")
+      throw std::logic_error("C codegen: buffer '" + b->name + "' still has scope '" + b->scope + "' (LowerBuiltin not run)");
+    std::string name = declare(b->data.get(), b->name);
+    if (b->scope == "local" && b->num_elements() == 1) {
+      scalars_.insert(b->data.get());
+      os_ << pad << b->dtype.c_type() << " " << name << ";\n";
+    } else {
+      os_ << pad << b->dtype.c_type() << " " << name << "[" << b->num_elements() << "];\n";
+    }
+    return b->data.get();
+  }
+
+  const VarNode* declare_table(const AllocateConstNode* op, const std::string& pad) {
+    const Buffer& b = op->buffer;
+    std::string name = declare(b->data.get(), b->name);
+    int64_t n = op->num_elements();
+    os_ << pad << "static const " << b->dtype.c_type() << " " << name << "[" << n << "] = {";
+    // Short tables on one line, long ones (packed weights) eight elements a line.
+    std::string line_break = n > 16 ? "\n" + pad + "  " : " ";
+    for (int64_t i = 0; i < n; ++i) {
+      os_ << (i == 0 ? (n > 16 ? line_break : "") : (i % 8 == 0 ? "," + line_break : ", "))
+          << c_element_literal(b->dtype, op->data.data(), i);
+    }
+    os_ << (n > 16 ? "\n" + pad : "") << "};\n";
+    return b->data.get();
+  }
+
+  const VarNode* declare_let(const LetNode* op, const std::string& pad) {
+    std::string value = expr(op->value);
+    std::string name = declare(op->var.get(), op->var->name);
+    if (op->var->is_handle) {
+      os_ << pad << op->var->dtype.c_type() << "* const " << name << " = " << value << ";\n";
+    } else {
+      os_ << pad << "const " << op->var->dtype.c_type() << " " << name << " = " << value << ";\n";
+    }
+    return op->var.get();
   }
 
   // A name may be reused once its scope has closed.

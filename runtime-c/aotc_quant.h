@@ -12,8 +12,17 @@
 
 #include <stdint.h>
 
+/* Kernels call these once per output element: they must be inlined whatever the size of
+ * the kernel around them (gcc -O2 stops inlining static inline functions in large kernels,
+ * which costs a call per element). */
+#if defined(__GNUC__) || defined(__clang__)
+#define AOTC_FIXEDPOINT static inline __attribute__((always_inline))
+#else
+#define AOTC_FIXEDPOINT static inline
+#endif
+
 /* The high 32 bits of 2*a*b, rounded; saturates the one overflowing case (MIN * MIN). */
-static inline int32_t aotc_sat_rounding_doubling_high_mul(int32_t a, int32_t b) {
+AOTC_FIXEDPOINT int32_t aotc_sat_rounding_doubling_high_mul(int32_t a, int32_t b) {
   int64_t ab;
   int32_t nudge;
   if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
@@ -23,7 +32,7 @@ static inline int32_t aotc_sat_rounding_doubling_high_mul(int32_t a, int32_t b) 
 }
 
 /* x / 2^exponent, rounded to nearest with ties away from zero (0 <= exponent <= 31). */
-static inline int32_t aotc_rounding_divide_by_pot(int32_t x, int32_t exponent) {
+AOTC_FIXEDPOINT int32_t aotc_rounding_divide_by_pot(int32_t x, int32_t exponent) {
   const int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
   const int32_t remainder = x & mask;
   const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
@@ -31,7 +40,7 @@ static inline int32_t aotc_rounding_divide_by_pot(int32_t x, int32_t exponent) {
 }
 
 /* x * multiplier * 2^shift / 2^31 with TFLite's rounding; shift may be negative. */
-static inline int32_t aotc_mul_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift) {
+AOTC_FIXEDPOINT int32_t aotc_mul_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift) {
   const int32_t left_shift = shift > 0 ? shift : 0;
   const int32_t right_shift = shift > 0 ? 0 : -shift;
   /* The left shift wraps like TFLite's int32 multiply; done unsigned to stay defined. */

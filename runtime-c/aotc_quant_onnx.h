@@ -21,9 +21,11 @@
 
 #include <stdint.h>
 
+#include "aotc_quant.h" /* AOTC_FIXEDPOINT: called once per output element, always inlined */
+
 /* x / 2^shift rounded to nearest, ties to even, for 0 <= shift <= 62. The rounding is
  * symmetric, so it is done on the magnitude, in unsigned arithmetic (no signed shifts). */
-static inline int64_t aotc_round_shift_half_to_even(int64_t x, int32_t shift) {
+AOTC_FIXEDPOINT int64_t aotc_round_shift_half_to_even(int64_t x, int32_t shift) {
   const uint64_t magnitude = x < 0 ? (uint64_t)(-(x + 1)) + 1u : (uint64_t)x;
   const uint64_t half = shift > 0 ? (uint64_t)1 << (shift - 1) : 0u;
   const uint64_t remainder = shift > 0 ? magnitude & (((uint64_t)1 << shift) - 1u) : 0u;
@@ -33,7 +35,7 @@ static inline int64_t aotc_round_shift_half_to_even(int64_t x, int32_t shift) {
 }
 
 /* x clamped to the int32 range. */
-static inline int32_t aotc_saturate_int32(int64_t x) {
+AOTC_FIXEDPOINT int32_t aotc_saturate_int32(int64_t x) {
   if (x > INT32_MAX) return INT32_MAX;
   if (x < INT32_MIN) return INT32_MIN;
   return (int32_t)x;
@@ -41,7 +43,7 @@ static inline int32_t aotc_saturate_int32(int64_t x) {
 
 /* acc * multiplier / 2^shift, rounded to nearest with ties to even and saturated to
  * int32. multiplier >= 0; 0 <= shift <= 62. Exact: |acc * multiplier| < 2^62. */
-static inline int32_t aotc_onnx_requantize(int32_t acc, int32_t multiplier, int32_t shift) {
+AOTC_FIXEDPOINT int32_t aotc_onnx_requantize(int32_t acc, int32_t multiplier, int32_t shift) {
   return aotc_saturate_int32(aotc_round_shift_half_to_even((int64_t)acc * (int64_t)multiplier, shift));
 }
 
@@ -49,7 +51,7 @@ static inline int32_t aotc_onnx_requantize(int32_t acc, int32_t multiplier, int3
  * and saturated to int32: the sum of two operands rescaled to a common output scale.
  * Multipliers >= 0; 0 <= shift <= 62. The 64-bit sum cannot overflow: each product is
  * below 2^62 in magnitude. */
-static inline int32_t aotc_onnx_requantize_sum(int32_t a, int32_t a_multiplier, int32_t b, int32_t b_multiplier,
+AOTC_FIXEDPOINT int32_t aotc_onnx_requantize_sum(int32_t a, int32_t a_multiplier, int32_t b, int32_t b_multiplier,
                                                 int32_t shift) {
   const int64_t sum = (int64_t)a * (int64_t)a_multiplier + (int64_t)b * (int64_t)b_multiplier;
   return aotc_saturate_int32(aotc_round_shift_half_to_even(sum, shift));

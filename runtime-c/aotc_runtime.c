@@ -1,11 +1,18 @@
 /* aotc_runtime.c: status strings and the LIFO workspace allocator (see aotc_runtime.h). */
 #include "aotc_runtime.h"
 
-/* C99 has no _Static_assert; a negative array size stops the build instead. */
-typedef char aotc_check_alignment_is_power_of_two
-    [((AOTC_WORKSPACE_ALIGNMENT) & ((AOTC_WORKSPACE_ALIGNMENT) - 1)) == 0 ? 1 : -1];
-typedef char aotc_check_header_fits_in_alignment
-    [(AOTC_WORKSPACE_ALIGNMENT) >= 2 * sizeof(size_t) ? 1 : -1];
+/* C99 has no _Static_assert; a negative array size stops the build instead. (That the
+ * alignment is a power of two, aotc_runtime.h checks with #error.) */
+typedef char aotc_check_size_t_bytes[AOTC_SIZE_T_BYTES == sizeof(size_t) ? 1 : -1];
+
+/* The header is two size_t, padded to the alignment; the payload after it stays aligned. */
+#define HEADER_BYTES ((size_t)AOTC_WORKSPACE_HEADER_BYTES)
+typedef char aotc_check_header_holds_two_sizes[HEADER_BYTES >= 2 * sizeof(size_t) ? 1 : -1];
+typedef char aotc_check_header_keeps_alignment[HEADER_BYTES % AOTC_WORKSPACE_ALIGNMENT == 0 ? 1 : -1];
+
+/* Generated code reads this object, so that it links only against a runtime built with the
+ * alignment it was compiled for (see AOTC_WORKSPACE_ALIGNMENT_SYMBOL in aotc_runtime.h). */
+const size_t AOTC_WORKSPACE_ALIGNMENT_SYMBOL = AOTC_WORKSPACE_ALIGNMENT;
 
 const char* aotc_status_string(int32_t status) {
   switch (status) {
@@ -89,8 +96,8 @@ void* aotc_workspace_alloc(aotc_workspace* ws, size_t nbytes) {
   if (ws == NULL) return NULL;
   /* top never exceeds size. Compare before rounding up, so a huge nbytes cannot wrap. */
   available = ws->size - ws->top;
-  if (available < AOTC_WORKSPACE_ALIGNMENT) return NULL;
-  available -= AOTC_WORKSPACE_ALIGNMENT;
+  if (available < HEADER_BYTES) return NULL;
+  available -= HEADER_BYTES;
   if (nbytes > available) return NULL;
   payload = AOTC_WORKSPACE_ALIGN_UP(nbytes);
   if (payload > available) return NULL;
@@ -98,10 +105,10 @@ void* aotc_workspace_alloc(aotc_workspace* ws, size_t nbytes) {
   header = ws->base + ws->top;
   write_header(header, ws->last);
   ws->last = ws->top;
-  ws->top += AOTC_WORKSPACE_ALIGNMENT + payload;
+  ws->top += HEADER_BYTES + payload;
   if (ws->top > ws->peak) ws->peak = ws->top;
   ws->live_blocks += 1;
-  return header + AOTC_WORKSPACE_ALIGNMENT;
+  return header + HEADER_BYTES;
 }
 
 int32_t aotc_workspace_free(aotc_workspace* ws, void* ptr) {
@@ -112,7 +119,7 @@ int32_t aotc_workspace_free(aotc_workspace* ws, void* ptr) {
   header = ws->base + ws->last;
   /* Compare addresses as integers: relational comparison of unrelated pointers is
    * undefined, and ptr may point anywhere. */
-  if ((uintptr_t)ptr != (uintptr_t)(header + AOTC_WORKSPACE_ALIGNMENT)) {
+  if ((uintptr_t)ptr != (uintptr_t)(header + HEADER_BYTES)) {
     return AOTC_ERR_WORKSPACE_FREE_ORDER;
   }
   if (!read_header(header, &previous)) return AOTC_ERR_WORKSPACE_CORRUPTED;

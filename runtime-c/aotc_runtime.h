@@ -8,10 +8,11 @@
  * The workspace is a LIFO (stack) allocator over one region of memory the application or
  * the generated code provides. It keeps no global state: every call names its
  * aotc_workspace, so several models (or several instances of one) can run side by side.
- * Each block is preceded by a one-alignment-unit header that links it to the block before,
- * which lets aotc_workspace_free reject out-of-order frees instead of silently releasing
- * the blocks allocated after the one being freed. AOTC_WORKSPACE_BLOCK_BYTES states that
- * cost exactly, so the compiler can size a region that is just large enough.
+ * Each block is preceded by a header (two size_t, rounded up to the alignment) that links
+ * it to the block before, which lets aotc_workspace_free reject out-of-order frees instead
+ * of silently releasing the blocks allocated after the one being freed.
+ * AOTC_WORKSPACE_BLOCK_BYTES states that cost exactly, so the compiler can size a region
+ * that is just large enough.
  *
  * TVMBackendAllocWorkspace / TVMBackendFreeWorkspace are provided over a default workspace
  * (aotc_set_default_workspace) for code written against TVM's C backend API. Define
@@ -51,23 +52,58 @@ const char* aotc_status_string(int32_t status);
 
 /* ---- Workspace allocator ------------------------------------------------------------ */
 
-/* Alignment of every block (and of the region base after aotc_workspace_init). Can be
- * raised at build time (e.g. -DAOTC_WORKSPACE_ALIGNMENT=32 for a target whose vector
- * loads want it); it must be a power of two and at least 2 * sizeof(size_t), the size of
- * the block header. */
+/* Alignment of every block (and of the region base after aotc_workspace_init): a power of
+ * two, written as a plain decimal number because it also names a symbol (below).
+ *
+ * aotc measures each kernel's workspace for its target's workspace_alignment and word size
+ * (AOTC_WORKSPACE_BLOCK_BYTES below, per block), so the runtime must be built with the
+ * target's alignment:
+ *   - The copy of this header that `aotc compile` writes beside generated code has the
+ *     target's workspace_alignment as the default below: building the generated files
+ *     together needs no flag.
+ *   - This file in aotc's runtime-c/ (which aotc_add_model compiles into the aotc_runtime
+ *     library that all models of a project share) says 16, the value of every built-in
+ *     target. Other values come from -DAOTC_WORKSPACE_ALIGNMENT=N (aotc_add_model: the
+ *     CMake variable AOTC_WORKSPACE_ALIGNMENT), for the runtime and every model alike.
+ * A mismatch stops the build instead of exhausting the workspace at run time: generated
+ * code has an #error for a header with another alignment, and it reads
+ * AOTC_WORKSPACE_ALIGNMENT_SYMBOL, which only an aotc_runtime.c built with the same
+ * alignment defines, so linking against any other fails. */
 #ifndef AOTC_WORKSPACE_ALIGNMENT
 #define AOTC_WORKSPACE_ALIGNMENT 16
+#endif
+
+#if AOTC_WORKSPACE_ALIGNMENT < 1 || (AOTC_WORKSPACE_ALIGNMENT & (AOTC_WORKSPACE_ALIGNMENT - 1)) != 0
+#error "AOTC_WORKSPACE_ALIGNMENT must be a power of two"
+#endif
+
+/* sizeof(size_t), where the preprocessor can use it (aotc_runtime.c checks that it is). */
+#if SIZE_MAX > 0xFFFFFFFFu
+#define AOTC_SIZE_T_BYTES 8
+#elif SIZE_MAX > 0xFFFFu
+#define AOTC_SIZE_T_BYTES 4
+#else
+#define AOTC_SIZE_T_BYTES 2
 #endif
 
 /* n rounded up to a multiple of AOTC_WORKSPACE_ALIGNMENT. */
 #define AOTC_WORKSPACE_ALIGN_UP(n) \
   (((size_t)(n) + (AOTC_WORKSPACE_ALIGNMENT - 1)) & ~(size_t)(AOTC_WORKSPACE_ALIGNMENT - 1))
 
-/* Bytes of region one block of n bytes consumes: one header unit plus the payload rounded
- * up to the alignment. A region (after alignment) of exactly the sum of BLOCK_BYTES over
- * the blocks live at the same time holds them all. */
+/* Bytes of the header before every block: two size_t, rounded up to the alignment so that
+ * the payload after it stays aligned (16 for alignments up to 16 on a 64-bit machine, 8 for
+ * alignments 4 and 8 on a 32-bit one). An integer constant expression without casts, so
+ * that generated code can check it with #if. */
+#define AOTC_WORKSPACE_HEADER_BYTES                                                         \
+  ((2 * AOTC_SIZE_T_BYTES + AOTC_WORKSPACE_ALIGNMENT - 1) / AOTC_WORKSPACE_ALIGNMENT * \
+   AOTC_WORKSPACE_ALIGNMENT)
+
+/* Bytes of region one block of n bytes consumes: the header plus the payload rounded up to
+ * the alignment. A region (after alignment) of exactly the sum of BLOCK_BYTES over the
+ * blocks live at the same time holds them all. aotc's TargetFacts::workspace_block_bytes
+ * computes the same from the target's workspace_alignment and word_size. */
 #define AOTC_WORKSPACE_BLOCK_BYTES(n) \
-  ((size_t)AOTC_WORKSPACE_ALIGNMENT + AOTC_WORKSPACE_ALIGN_UP(n))
+  ((size_t)AOTC_WORKSPACE_HEADER_BYTES + AOTC_WORKSPACE_ALIGN_UP(n))
 
 /* Bytes of memory to reserve so that n usable bytes remain after aotc_workspace_init
  * aligns an arbitrary base up to AOTC_WORKSPACE_ALIGNMENT. */
@@ -75,6 +111,16 @@ const char* aotc_status_string(int32_t status);
 
 /* Value of aotc_workspace.last when no block is live. */
 #define AOTC_WORKSPACE_NO_BLOCK ((size_t)-1)
+
+/* The name of an object that aotc_runtime.c defines (equal to its AOTC_WORKSPACE_ALIGNMENT)
+ * and generated code reads: aotc_runtime_workspace_alignment_16 for a runtime built with
+ * alignment 16. A model linked against a runtime built with another alignment fails to link
+ * with an undefined reference that names the alignment the model needs. */
+#define AOTC_WORKSPACE_PASTE_(a, b) a##b
+#define AOTC_WORKSPACE_PASTE(a, b) AOTC_WORKSPACE_PASTE_(a, b)
+#define AOTC_WORKSPACE_ALIGNMENT_SYMBOL \
+  AOTC_WORKSPACE_PASTE(aotc_runtime_workspace_alignment_, AOTC_WORKSPACE_ALIGNMENT)
+extern const size_t AOTC_WORKSPACE_ALIGNMENT_SYMBOL;
 
 typedef struct aotc_workspace {
   uint8_t* base;      /* region start, aligned to AOTC_WORKSPACE_ALIGNMENT */

@@ -5,12 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake ninja-build clang lld
+  build-essential cmake ninja-build clang lld libclang-rt-14-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libdlpack-dev libtomlplusplus-dev nlohmann-json3-dev
   libgtest-dev googletest
-  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  gcc-arm-none-eabi libnewlib-arm-none-eabi libnewlib-dev qemu-system-arm
 )
 
 missing=()

@@ -29,26 +29,16 @@ std::string builtin_display_path(const std::string& file_name) { return "builtin
 
 const char* type_name(toml::node_type type) {
   switch (type) {
-    case toml::node_type::table:
-      return "a table";
-    case toml::node_type::array:
-      return "an array";
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-      return "an integer";
-    case toml::node_type::floating_point:
-      return "a float";
-    case toml::node_type::boolean:
-      return "a boolean";
-    case toml::node_type::date:
-      return "a date";
-    case toml::node_type::time:
-      return "a time";
-    case toml::node_type::date_time:
-      return "a date-time";
-    case toml::node_type::none:
-      break;
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
   }
   return "nothing";
 }
@@ -62,21 +52,38 @@ bool is_c_identifier(const std::string& s) {
   });
 }
 
-// Levenshtein distance, for "did you mean" hints on misspelt keys.
+// Edit distance counting a swap of two neighbouring characters as one edit (optimal
+// string alignment), for "did you mean" hints: "dps" is one slip from "dsp", not two.
 size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
+      size_t substitute = d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, substitute});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
   }
-  return row[b.size()];
+  return d[a.size()][b.size()];
+}
+
+// The candidate `name` is most likely a misspelling of, or "" if none is close: "foo" is
+// not a typo of "pool".
+std::string closest_name(const std::string& name, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  for (const std::string& candidate : candidates) {
+    size_t d = edit_distance(name, candidate);
+    bool close = d <= 3 && d * 3 <= std::max(name.size(), candidate.size());
+    if (close && d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
 }
 
 std::string join(const std::vector<std::string>& items, const char* separator) {
@@ -183,6 +190,7 @@ class TargetReader {
                 "base");
       }
       target = load_builtin_target(base_name);
+      base_name_ = base_name;
     }
     bool has_name = false;
     bool has_pools = false;
@@ -248,16 +256,17 @@ class TargetReader {
   }
 
  private:
-  // The runtime's workspace block header is two size_t words and occupies one alignment
-  // unit (AOTC_WORKSPACE_ALIGNMENT in runtime-c/aotc_runtime.h), so smaller alignments do
-  // not build there; say so here rather than as a C compile error later.
+  // The runtime takes any power of two as its AOTC_WORKSPACE_ALIGNMENT (its block header
+  // is padded to a multiple of it), but planned tensors and workspace blocks hold int32 and
+  // float32 elements, which must be aligned to min(4, word bytes) on a machine of that word
+  // size (2 on a 16-bit one). Say so here rather than as a fault on the target.
   void check_workspace_alignment(const Target& target) const {
-    const int64_t header_bytes = 2 * target.word_size / 8;
-    if (target.workspace_alignment >= header_bytes) return;
+    const int64_t element_alignment = std::min<int64_t>(4, target.word_size / 8);
+    if (target.workspace_alignment >= element_alignment) return;
     std::string problem = "workspace alignment " + std::to_string(target.workspace_alignment) +
-                          " is smaller than the runtime's block header (" +
-                          std::to_string(header_bytes) + " bytes with word_size " +
-                          std::to_string(target.word_size) + ") for";
+                          " is smaller than the " + std::to_string(element_alignment) +
+                          " bytes int32 and float32 elements need with word_size " +
+                          std::to_string(target.word_size) + " for";
     auto line = key_lines_.find("workspace_alignment");
     if (line == key_lines_.end()) line = key_lines_.find("word_size");
     if (line == key_lines_.end()) fail(problem, "workspace_alignment");
@@ -265,33 +274,90 @@ class TargetReader {
                        line->first + "'");
   }
 
-  // `features` lists ISA features: "x" or "+x" adds x to what `base` has, "-x" removes it.
-  // Unknown names and a feature without the one it builds on ("mve" without "dsp") are
-  // errors.
+  // `features` lists ISA features relative to what `base` has (nothing without a base):
+  // "x" or "+x" adds x, "-x" removes it. Unknown names, a feature named twice and a
+  // feature without the one it builds on ("mve" without "dsp") are errors, reported at
+  // the entry that caused them; the last also when a removal takes away what an inherited
+  // feature needs (base "cortex-m55" with "-dsp" would leave "mve").
   void read_features(const toml::node& value, std::set<std::string>* features) const {
-    const toml::array& list = expect_array(value, "features");
-    for (const toml::node& element : list) {
-      std::string entry = expect_string(element, "features");
-      bool remove = !entry.empty() && entry[0] == '-';
-      std::string name = !entry.empty() && (entry[0] == '-' || entry[0] == '+') ? entry.substr(1) : entry;
-      const FeatureInfo* info = nullptr;
-      for (const FeatureInfo& f : known_features())
-        if (name == f.name) info = &f;
-      if (info == nullptr) {
-        std::vector<std::string> names;
-        for (const FeatureInfo& f : known_features()) names.push_back(f.name);
-        fail_at(element, "unknown feature '" + name + "' (known: " + join(names, ", ") + ") in", "features");
+    std::vector<std::string> known;
+    for (const FeatureInfo& f : known_features()) known.push_back(f.name);
+    std::map<std::string, const toml::node*> added;    // feature -> its entry in this list
+    std::map<std::string, const toml::node*> removed;
+    for (const toml::node& element : expect_array(value, "features")) {
+      const std::string& entry = expect_string(element, "features");
+      const bool remove = !entry.empty() && entry[0] == '-';
+      const std::string name = !entry.empty() && (entry[0] == '-' || entry[0] == '+') ? entry.substr(1) : entry;
+      if (name.empty()) fail_at(element, "empty feature name \"" + entry + "\" in", "features");
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        const std::string best = closest_name(name, known);
+        fail_at(element,
+                "unknown feature '" + name + "' (" + (best.empty() ? "" : "did you mean '" + best + "'? ") +
+                    "known: " + join(known, ", ") + ") in",
+                "features");
+      }
+      if (added.count(name) || removed.count(name)) {
+        fail_at(element, "feature '" + name + "' is listed twice in", "features");
       }
       if (remove) {
+        removed[name] = &element;
         features->erase(name);
       } else {
+        added[name] = &element;
         features->insert(name);
       }
     }
     for (const FeatureInfo& f : known_features()) {
-      if (features->count(f.name) && f.requires_feature && !features->count(f.requires_feature))
-        fail_at(value, std::string("feature '") + f.name + "' needs '" + f.requires_feature + "' in", "features");
+      for (const std::string& needed : f.requires_features) {
+        if (!features->count(f.name) || features->count(needed)) continue;
+        report_missing_prerequisite(value, f.name, needed, added, removed, features);
+      }
     }
+  }
+
+  [[noreturn]] void report_missing_prerequisite(const toml::node& value, const std::string& feature,
+                                                const std::string& needed,
+                                                const std::map<std::string, const toml::node*>& added,
+                                                const std::map<std::string, const toml::node*>& removed,
+                                                const std::set<std::string>* features) const {
+    auto removal = removed.find(needed);
+    if (removal != removed.end()) {
+      // Name every feature left that builds on the removed one, directly or not, so that
+      // one fix suffices: "-dsp" on a cortex-m55 base also needs "-mve" and "-mve.fp".
+      std::vector<std::string> dependents;
+      for (const FeatureInfo& g : known_features()) {
+        if (features->count(g.name) && builds_on(g.name, needed)) dependents.push_back(g.name);
+      }
+      const std::string source = added.count(feature) ? "" : " (from base '" + base_name_ + "')";
+      fail_at(*removal->second,
+              "removing feature '" + needed + "' leaves '" + feature + "'" + source + ", which needs it; remove " +
+                  quoted_list(dependents) + " too, in",
+              "features");
+    }
+    auto addition = added.find(feature);
+    fail_at(addition != added.end() ? *addition->second : value,
+            "feature '" + feature + "' needs '" + needed + "'; add '" + needed + "' too, in", "features");
+  }
+
+  // Whether `feature` needs `base_feature`, directly or through the features it needs
+  // (the table has no cycles).
+  static bool builds_on(const std::string& feature, const std::string& base_feature) {
+    for (const FeatureInfo& f : known_features()) {
+      if (feature != f.name) continue;
+      for (const std::string& needed : f.requires_features)
+        if (needed == base_feature || builds_on(needed, base_feature)) return true;
+    }
+    return false;
+  }
+
+  // "'a'", "'a' and 'b'", "'a', 'b' and 'c'".
+  static std::string quoted_list(const std::vector<std::string>& names) {
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (i > 0) out += i + 1 == names.size() ? " and " : ", ";
+      out += "'" + names[i] + "'";
+    }
+    return out;
   }
 
   std::vector<PoolConfig> read_pools(const toml::node& value) {
@@ -355,17 +421,7 @@ class TargetReader {
   [[noreturn]] void fail_unknown_key(const toml::key& key, const std::string& full_key,
                                      const std::vector<std::string>& valid) const {
     const std::string name(key.str());
-    std::string best;
-    size_t best_distance = std::numeric_limits<size_t>::max();
-    for (const std::string& candidate : valid) {
-      size_t d = edit_distance(name, candidate);
-      // Only suggest close misspellings: "foo" is not a typo of "pool".
-      bool close = d <= 3 && d * 3 <= std::max(name.size(), candidate.size());
-      if (close && d < best_distance) {
-        best_distance = d;
-        best = candidate;
-      }
-    }
+    const std::string best = closest_name(name, valid);
     std::string message = path_ + ":" + std::to_string(key.source().begin.line) +
                           ": unknown key '" + full_key + "'";
     if (!best.empty()) {
@@ -443,6 +499,7 @@ class TargetReader {
   }
 
   std::string path_;
+  std::string base_name_;  // the file's `base`, "" if none
   std::map<std::string, uint32_t> key_lines_;  // line of each top-level key in the file
 };
 
@@ -499,6 +556,37 @@ std::vector<std::string> builtin_target_names() {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::vector<std::string> feature_names(const TargetFacts& target) {
+  std::vector<std::string> names;
+  for (const FeatureInfo& f : known_features()) {
+    if (target.has(f.name)) names.push_back(f.name);
+  }
+  return names;
+}
+
+std::string cflags_response_file(const std::vector<std::string>& flags) {
+  std::string out;
+  for (const std::string& flag : flags) {
+    // gcc (libiberty's buildargv) and clang (GNU tokenizer) split a response file at
+    // unquoted white space and both treat a backslash as escaping the next character,
+    // also inside double quotes; a flag with none of these characters needs no quotes.
+    const bool needs_quotes =
+        flag.empty() || flag.find_first_of(" \t\n\r\v\f'\"\\") != std::string::npos;
+    if (!needs_quotes) {
+      out += flag;
+    } else {
+      out += '"';
+      for (char c : flag) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+      }
+      out += '"';
+    }
+    out += '\n';
+  }
+  return out;
 }
 
 PoolConfig parse_pool_spec(const std::string& spec) {

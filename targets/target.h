@@ -46,6 +46,14 @@ Target load_target_file(const std::string& path);
 // Throws CompileError naming the problem.
 PoolConfig parse_pool_spec(const std::string& spec);
 
+// The target's features in the order of known_features() ("fpu", "fp64", "dsp", ...),
+// for people to read.
+std::vector<std::string> feature_names(const TargetFacts& target);
+
+// `flags` as a response file that gcc and clang read with @FILE: one flag a line, quoted
+// and escaped where the flag has white space, quotes or backslashes.
+std::string cflags_response_file(const std::vector<std::string>& flags);
+
 // Names of the built-in targets, sorted.
 std::vector<std::string> builtin_target_names();
 

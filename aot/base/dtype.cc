@@ -22,21 +22,4 @@ std::string DataType::c_type() const {
   return "?";
 }
 
-bool parse_dtype(const std::string& text, DataType* out) {
-  static const struct { const char* name; DataType type; } kTypes[] = {
-      {"float32", DataType::Float32()}, {"float64", DataType::Float64()},
-      {"int8", DataType::Int(8)},       {"int16", DataType::Int(16)},
-      {"int32", DataType::Int(32)},     {"int64", DataType::Int(64)},
-      {"uint8", DataType::UInt(8)},     {"uint16", DataType::UInt(16)},
-      {"uint32", DataType::UInt(32)},   {"bool", DataType::Bool()},
-  };
-  for (const auto& t : kTypes) {
-    if (text == t.name) {
-      *out = t.type;
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace aotc

@@ -36,7 +36,4 @@ struct DataType {
   std::string c_type() const;
 };
 
-// Parses the spelling produced by DataType::str(); returns false if unknown.
-bool parse_dtype(const std::string& text, DataType* out);
-
 }  // namespace aotc

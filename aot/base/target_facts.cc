@@ -15,11 +15,11 @@ int64_t TargetFacts::workspace_block_bytes(int64_t nbytes) const {
 
 const std::vector<FeatureInfo>& known_features() {
   static const std::vector<FeatureInfo> kFeatures = {
-      {"fpu", "single-precision floating point in hardware", nullptr},
-      {"fp64", "double-precision floating point in hardware", "fpu"},
-      {"dsp", "Armv7E-M DSP extension: SIMD on 16-bit pairs (SMLAD, SXTB16), saturation (SSAT)", nullptr},
-      {"mve", "Armv8.1-M Helium (M-profile vector extension), integer", "dsp"},
-      {"mve.fp", "Helium floating point", "mve"},
+      {"fpu", "single-precision floating point in hardware", {}},
+      {"fp64", "double-precision floating point in hardware", {"fpu"}},
+      {"dsp", "Armv7E-M DSP extension: SIMD on 16-bit pairs (SMLAD, SXTB16), saturation (SSAT)", {}},
+      {"mve", "Armv8.1-M Helium (M-profile vector extension), integer", {"dsp"}},
+      {"mve.fp", "Helium floating point", {"mve", "fpu"}},
   };
   return kFeatures;
 }

@@ -35,7 +35,7 @@ struct TargetFacts {
 struct FeatureInfo {
   const char* name;
   const char* meaning;
-  const char* requires_feature;  // another feature it implies the presence of, or nullptr
+  std::vector<std::string> requires_features;  // features it cannot be without
 };
 const std::vector<FeatureInfo>& known_features();
 

@@ -2,11 +2,12 @@
 //
 //   aotc compile MODEL -o OUTDIR [--name NAME] [--target TARGET | --target-config FILE]
 //   aotc run MODEL --inputs F[,F..] --outputs F[,F..] [--target host]
-//   aotc targets
+//   aotc targets [NAME | --target-config FILE]
 //
 // User errors print "error: <message>" on stderr and exit with status 1; nothing is
 // written to OUTDIR unless the whole compilation succeeded.
 #include <CLI/CLI.hpp>
+#include <iomanip>
 #include <iostream>
 
 #include "aot/executor/executor_codegen.h"
@@ -83,6 +84,73 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+// `aotc targets`: what a target makes the generated code assume, for people to read.
+
+// A flag as a shell would need it, so that a listed command line can be pasted.
+std::string shell_word(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                              "+-=.,/:_@%") == std::string::npos)
+    return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string joined(const std::vector<std::string>& words, bool shell_quote, const char* if_empty) {
+  if (words.empty()) return if_empty;
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : " ") + (shell_quote ? shell_word(w) : w);
+  return out;
+}
+
+// Bytes as in a target file: "128K", "1M", "1000" (0 = no limit).
+std::string size_text(int64_t bytes) {
+  if (bytes == 0) return "unbounded";
+  for (auto [shift, suffix] : {std::pair<int, const char*>{30, "G"}, {20, "M"}, {10, "K"}}) {
+    if (bytes % (int64_t{1} << shift) == 0) return std::to_string(bytes >> shift) + suffix;
+  }
+  return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+}
+
+std::string triple_text(const Target& t) { return t.triple.empty() ? "(the host compiler's default)" : t.triple; }
+
+// One block per target: what distinguishes it from the others.
+void print_target_summary(const Target& t, std::ostream& os) {
+  os << t.name << ": " << t.description << "\n"
+     << "  triple    " << triple_text(t) << "\n"
+     << "  features  " << joined(feature_names(t), false, "(none)") << "\n"
+     << "  cflags    " << joined(t.cflags, true, "(none)") << "\n";
+}
+
+// Everything the target file says, after `base` and the file's own keys are combined.
+void print_target_details(const Target& t, std::ostream& os) {
+  os << t.name << ": " << t.description << "\n";
+  auto row = [&os](const char* label) -> std::ostream& { return os << "  " << std::left << std::setw(21) << label; };
+  row("from") << t.source_path << "\n";
+  row("triple") << triple_text(t) << "\n";
+  row("cflags") << joined(t.cflags, true, "(none)") << "\n";
+  if (t.features.empty()) row("features") << "(none)\n";
+  bool first = true;
+  for (const FeatureInfo& f : known_features()) {
+    if (!t.has(f.name)) continue;
+    row(first ? "features" : "") << std::setw(8) << f.name << f.meaning << "\n";
+    first = false;
+  }
+  row("word size") << t.word_size << " bits\n";
+  row("max stack alloca") << t.max_stack_alloca_size << " bytes"
+                          << (t.max_stack_alloca_size == 0 ? " (every scratch buffer in the workspace)" : "") << "\n";
+  row("workspace alignment") << t.workspace_alignment << " bytes\n";
+  row("constant alignment") << t.constant_alignment << " bytes\n";
+  first = true;
+  for (const PoolConfig& p : t.pools) {
+    row(first ? "pools" : "") << p.name << " " << size_text(p.size_bytes)
+                              << (p.runtime_provided ? ", passed in by the application" : ", static")
+                              << (p.section.empty() ? "" : ", section " + p.section)
+                              << (p.tensors.empty() ? "" : ", tensors " + p.tensors) << "\n";
+    first = false;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,7 +176,12 @@ int main(int argc, char** argv) {
   run->add_option("--outputs", outputs, "output files to write, comma-separated (.bin, .npy or .pb)")->required();
   run->add_flag("--keep-build", keep, "keep the build directory and print its path");
 
-  CLI::App* targets = app.add_subcommand("targets", "list the built-in targets");
+  CLI::App* targets = app.add_subcommand("targets", "list the built-in targets, or show one in detail");
+  std::string target_name, target_config;
+  targets->add_option("NAME", target_name, "a built-in target to show in detail");
+  targets->add_option("--target-config", target_config, "a target description file of your own (TOML) to show")
+      ->check(CLI::ExistingFile)
+      ->excludes(targets->get_option("NAME"));
 
   CLI11_PARSE(app, argc, argv);
 
@@ -129,9 +202,25 @@ int main(int argc, char** argv) {
       r.keep_build = keep;
       run_on_host(r);
     } else if (*targets) {
-      for (auto& name : builtin_target_names()) {
-        Target t = load_builtin_target(name);
-        std::cout << name << "\t" << t.description << "\n";
+      if (!target_config.empty()) {
+        print_target_details(load_target_file(target_config), std::cout);
+      } else if (!target_name.empty()) {
+        print_target_details(load_builtin_target(target_name), std::cout);
+      } else {
+        for (auto& name : builtin_target_names()) {
+          print_target_summary(load_builtin_target(name), std::cout);
+          std::cout << "\n";
+        }
+        std::cout << "Features (a target file's `features`, relative to its `base`: \"x\" or \"+x\" adds, \"-x\" "
+                     "removes):\n";
+        for (const FeatureInfo& f : known_features()) {
+          std::string needs;
+          for (const std::string& n : f.requires_features) needs += (needs.empty() ? "" : ", ") + n;
+          std::cout << "  " << std::left << std::setw(8) << f.name << f.meaning
+                    << (needs.empty() ? "" : " (needs " + needs + ")") << "\n";
+        }
+        std::cout << "\n`aotc targets NAME` shows one target in detail, `aotc targets --target-config FILE` a file "
+                     "of your own.\n";
       }
     }
   } catch (const CompileError& e) {

@@ -11,6 +11,7 @@
 #include "aot/executor/storage_planner.h"
 #include "lowering/ir/ir_printer.h"
 #include "aot/graph/op_registry.h"
+#include "lowering/passes/hoist_allocations.h"
 #include "lowering/passes/lower_builtin.h"
 #include "lowering/passes/simplify.h"
 
@@ -73,6 +74,10 @@ const std::vector<Pass>& pipeline() {
       // 4. Loop-IR passes.
       {"simplify", Pass::Shows::kKernels,
        [](CompiledModel& m, const CompileOptions&) { for_each_kernel(m, [](const ir::Stmt& s) { return ir::simplify(s); }); }},
+      {"hoist_allocations", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) {
+         for_each_kernel(m, [](const ir::Stmt& s) { return ir::hoist_allocations(s); });
+       }},
       {"lower_builtin", Pass::Shows::kKernels,
        [](CompiledModel& m, const CompileOptions&) {
          for_each_kernel(m, [&](const ir::Stmt& s) { return ir::lower_builtin(s, m.target); });

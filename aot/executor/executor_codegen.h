@@ -5,8 +5,12 @@
 //   <name>.c            the kernels and <name>_run, which calls them in order on
 //                       statically planned memory
 //   <name>_constants.c  the weights as const arrays (flash on a microcontroller)
-//   aotc_runtime.[ch]   the runtime the kernels use (workspace allocator, error codes)
-//   metadata.json       inputs, outputs, memory figures, operators, the memory plan
+//   aotc_runtime.[ch]   the runtime the kernels use (workspace allocator, error codes), the
+//                       header's default workspace alignment set to the target's
+//   aotc_quant*.h,      the fixed-point arithmetic and micro-kernels the kernels call
+//   aotc_dot.h
+//   metadata.json       inputs, outputs, memory figures, operators, the memory plan, target
+//   <name>.cflags       the target's compiler flags, for `cc @<name>.cflags`
 #pragma once
 
 #include <map>

@@ -23,6 +23,11 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
   j["model"] = model_file_name;
   j["name"] = m.name;
   j["target"] = m.target.name;
+  // What the code was generated for, so that a build system can check it compiles the
+  // code for the same machine (the flags are also in <name>.cflags).
+  j["target_triple"] = m.target.triple;
+  j["target_features"] = feature_names(m.target);
+  j["target_cflags"] = m.target.cflags;
   auto in_names = input_member_names(m), out_names = output_member_names(m);
   j["inputs"] = nlohmann::json::array();
   for (size_t i = 0; i < g.inputs.size(); ++i) j["inputs"].push_back(tensor_json(g.tensor(g.inputs[i]), in_names[i]));

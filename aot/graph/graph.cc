@@ -31,20 +31,30 @@ std::vector<double> Tensor::floats() const {
   return v;
 }
 
+namespace {
+
+// Attribute `key` of `node` as a Wanted: stored as one, or as the one Other type that
+// `convert` turns into one (a float for an integer, an integer for a float, one integer
+// for a list of them); `fallback` when the node has no such attribute. Any other type
+// is an error.
+template <typename Wanted, typename Other, typename Convert>
+Wanted typed_attr(const Node& node, const std::string& key, Wanted fallback, const char* what, Convert convert) {
+  auto it = node.attrs.find(key);
+  if (it == node.attrs.end()) return fallback;
+  if (auto* v = std::get_if<Wanted>(&it->second)) return *v;
+  if (auto* v = std::get_if<Other>(&it->second)) return convert(*v);
+  node_error(node, "attribute '" + key + "' should be " + what);
+}
+
+}  // namespace
+
 int64_t Node::attr_int(const std::string& key, int64_t fallback) const {
-  auto it = attrs.find(key);
-  if (it == attrs.end()) return fallback;
-  if (auto* v = std::get_if<int64_t>(&it->second)) return *v;
-  if (auto* v = std::get_if<double>(&it->second)) return static_cast<int64_t>(*v);
-  node_error(*this, "attribute '" + key + "' should be an integer");
+  return typed_attr<int64_t, double>(*this, key, fallback, "an integer",
+                                     [](double v) { return static_cast<int64_t>(v); });
 }
 
 double Node::attr_float(const std::string& key, double fallback) const {
-  auto it = attrs.find(key);
-  if (it == attrs.end()) return fallback;
-  if (auto* v = std::get_if<double>(&it->second)) return *v;
-  if (auto* v = std::get_if<int64_t>(&it->second)) return static_cast<double>(*v);
-  node_error(*this, "attribute '" + key + "' should be a float");
+  return typed_attr<double, int64_t>(*this, key, fallback, "a float", [](int64_t v) { return static_cast<double>(v); });
 }
 
 std::string Node::attr_string(const std::string& key, const std::string& fallback) const {
@@ -55,19 +65,8 @@ std::string Node::attr_string(const std::string& key, const std::string& fallbac
 }
 
 std::vector<int64_t> Node::attr_ints(const std::string& key, std::vector<int64_t> fallback) const {
-  auto it = attrs.find(key);
-  if (it == attrs.end()) return fallback;
-  if (auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
-  if (auto* v = std::get_if<int64_t>(&it->second)) return {*v};
-  node_error(*this, "attribute '" + key + "' should be a list of integers");
-}
-
-std::vector<double> Node::attr_floats(const std::string& key, std::vector<double> fallback) const {
-  auto it = attrs.find(key);
-  if (it == attrs.end()) return fallback;
-  if (auto* v = std::get_if<std::vector<double>>(&it->second)) return *v;
-  if (auto* v = std::get_if<double>(&it->second)) return {*v};
-  node_error(*this, "attribute '" + key + "' should be a list of floats");
+  return typed_attr<std::vector<int64_t>, int64_t>(*this, key, std::move(fallback), "a list of integers",
+                                                   [](int64_t v) { return std::vector<int64_t>{v}; });
 }
 
 std::string Node::label() const { return (name.empty() ? std::string("<unnamed>") : name) + " (" + op + ")"; }

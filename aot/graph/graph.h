@@ -65,7 +65,6 @@ struct Node {
   double attr_float(const std::string& key, double fallback) const;
   std::string attr_string(const std::string& key, const std::string& fallback) const;
   std::vector<int64_t> attr_ints(const std::string& key, std::vector<int64_t> fallback = {}) const;
-  std::vector<double> attr_floats(const std::string& key, std::vector<double> fallback = {}) const;
 
   // "name (Op)" for messages; "<unnamed> (Op)" when the node has no name (importers name
   // unnamed nodes after their first output, so this is rare).

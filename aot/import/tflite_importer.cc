@@ -28,12 +28,6 @@ constexpr uint64_t kMaxConstantBytesPerFileByte = 16;
 // The only schema version TFLite has written since 2017 (and all TFLite Micro reads).
 constexpr uint32_t kSchemaVersion = 3;
 
-// Values of TFLite's BuiltinOperator enum that the importer treats specially.
-constexpr int32_t kCustomCode = 32;
-constexpr int32_t kConv2DCode = 3;
-constexpr int32_t kDepthwiseConv2DCode = 4;
-constexpr int32_t kFullyConnectedCode = 9;
-
 [[noreturn]] void fail(const std::string& message) { throw CompileError(message); }
 
 using tflite_import::BuiltinOperatorInfo;
@@ -324,7 +318,7 @@ int32_t TfliteImporter::builtin_code(const tfl::Operator& op, int index) const {
   }
   const tfl::OperatorCode& opcode = *model_->operator_codes()->Get(op.opcode_index());
   int32_t code = std::max<int32_t>(opcode.builtin_code(), opcode.deprecated_builtin_code());
-  if (code == kCustomCode) {
+  if (code == tfl::BuiltinOperator_CUSTOM) {
     std::string custom = opcode.custom_code() != nullptr ? opcode.custom_code()->str() : "";
     fail("operator " + std::to_string(index) + ": custom operator " + quoted(custom) + " is not supported");
   }
@@ -333,18 +327,20 @@ int32_t TfliteImporter::builtin_code(const tfl::Operator& op, int index) const {
 
 const BuiltinOperatorInfo& TfliteImporter::operator_info(int32_t code, int index) const {
   if (const BuiltinOperatorInfo* info = tflite_import::find_builtin_operator(code)) return *info;
-  if (const BuiltinOperatorInfo* info = tflite_import::find_subgraph_operator(code)) {
-    fail("operator " + std::to_string(index) + " (tfl." + info->name +
-         "): operators that run other subgraphs are not supported (aotc imports subgraph 0 only)");
+  std::string name = tflite_import::builtin_operator_name(code);
+  if (name.empty()) fail("operator " + std::to_string(index) + ": unknown TFLite operator code " + std::to_string(code));
+  std::string label = "operator " + std::to_string(index) + " (tfl." + name + ")";
+  if (tflite_import::runs_subgraph(code)) {
+    fail(label + ": operators that run other subgraphs are not supported (aotc imports subgraph 0 only)");
   }
-  fail("operator " + std::to_string(index) + ": unknown TFLite operator code " + std::to_string(code));
+  fail(label + ": operator 'tfl." + name + "' is not supported");
 }
 
 Node TfliteImporter::import_operator(const tfl::Operator& op, int index) const {
   int32_t code = builtin_code(op, index);
   const BuiltinOperatorInfo& info = operator_info(code, index);
   Node node;
-  node.op = std::string("tfl.") + info.name;
+  node.op = "tfl." + tflite_import::builtin_operator_name(info.code);
   std::string label = "operator " + std::to_string(index) + " (" + node.op + ")";
   node.inputs = tensor_ids(op.inputs(), true, label + ": input");
   node.outputs = tensor_ids(op.outputs(), false, label + ": output");
@@ -365,7 +361,10 @@ Node TfliteImporter::import_operator(const tfl::Operator& op, int index) const {
 // with int8 weights; their exact rounding is kernel-specific, so aotc refuses them
 // rather than produce different numbers.
 void TfliteImporter::check_not_hybrid(const Node& node, int32_t code, const std::string& label) const {
-  if (code != kConv2DCode && code != kDepthwiseConv2DCode && code != kFullyConnectedCode) return;
+  if (code != tfl::BuiltinOperator_CONV_2D && code != tfl::BuiltinOperator_DEPTHWISE_CONV_2D &&
+      code != tfl::BuiltinOperator_FULLY_CONNECTED) {
+    return;
+  }
   TensorId input = node.input(0);
   TensorId weights = node.input(1);
   if (input == kNoTensor || weights == kNoTensor) return;

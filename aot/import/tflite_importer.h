@@ -24,41 +24,25 @@
 //     name of its first output, inputs with TFLite's -1 mapped to kNoTensor.
 //     Nodes are in the file's order, which is checked to be an execution order.
 //
+// Operators: those aotc has lowerings for (the table in aot/import/tflite_operators.cc);
+// any other operator is an error that names it.
+//
 // Node attributes (snake_case; booleans are int64 0/1; set only for the operators
 // whose TFLite options carry them, with the schema's default when the operator
 // has no options table):
-//   padding            string  "SAME" | "VALID"     CONV_2D, DEPTHWISE_CONV_2D,
-//                                                   *_POOL_2D, TRANSPOSE_CONV
+//   padding            string  "SAME" | "VALID"     CONV_2D, DEPTHWISE_CONV_2D, *_POOL_2D
 //   stride_h, stride_w int     >= 1                 same operators
 //   dilation_h, dilation_w int >= 1                 CONV_2D, DEPTHWISE_CONV_2D
 //   depth_multiplier   int     as stored (newer converters leave it stale;
 //                              derive it from the shapes)  DEPTHWISE_CONV_2D
-//   filter_h, filter_w int     >= 1                 AVERAGE/MAX/L2_POOL_2D
+//   filter_h, filter_w int     >= 1                 AVERAGE_POOL_2D, MAX_POOL_2D
 //   fused_activation   string  "NONE" | "RELU" | "RELU_N1_TO_1" | "RELU6" |
 //                              "TANH" | "SIGN_BIT"  convolutions, pools,
-//                              FULLY_CONNECTED, ADD, SUB, MUL, DIV,
-//                              CONCATENATION, L2_NORMALIZATION
+//                              FULLY_CONNECTED, ADD, SUB, MUL
 //   keep_num_dims      bool                         FULLY_CONNECTED
 //   pot_scale_int16    bool                         ADD, SUB
 //   beta               double                       SOFTMAX
-//   axis               int     as stored, may be negative
-//                              CONCATENATION, GATHER, PACK, UNPACK
-//   batch_dims         int                          GATHER
 //   new_shape          ints    only when present    RESHAPE
-//   keep_dims          bool    MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD
-//   squeeze_dims       ints                         SQUEEZE
-//   begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask  int,
-//   offset             bool                         STRIDED_SLICE
-//   num_splits         int                          SPLIT, SPLIT_V
-//   values_count       int                          PACK
-//   num                int                          UNPACK
-//   block_size         int     >= 1                 SPACE_TO_DEPTH, DEPTH_TO_SPACE
-//   align_corners, half_pixel_centers  bool         RESIZE_BILINEAR,
-//                                                   RESIZE_NEAREST_NEIGHBOR
-//   alpha              double                       LEAKY_RELU
-//   mode               string  "REFLECT" | "SYMMETRIC"  MIRROR_PAD
-//   adj_x, adj_y       bool                         BATCH_MATMUL
-//   approximate        bool                         GELU
 #pragma once
 
 #include <cstddef>

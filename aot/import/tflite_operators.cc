@@ -103,13 +103,6 @@ void read_depthwise_conv2d(const tfl::Operator& op, Node& node) {
   set_activation(node, o.fused_activation_function());
 }
 
-void read_transpose_conv(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::TransposeConvOptions>(op);
-  set_padding(node, o.padding());
-  set_strides(node, o.stride_h(), o.stride_w());
-  set_activation(node, o.fused_activation_function());
-}
-
 void read_pool2d(const tfl::Operator& op, Node& node) {
   const auto& o = options_or_default<tfl::Pool2DOptions>(op);
   set_padding(node, o.padding());
@@ -129,34 +122,16 @@ void read_fully_connected(const tfl::Operator& op, Node& node) {
   set_bool(node, "keep_num_dims", o.keep_num_dims());
 }
 
-void read_add(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::AddOptions>(op);
-  set_activation(node, o.fused_activation_function());
-  set_bool(node, "pot_scale_int16", o.pot_scale_int16());
-}
-
-void read_sub(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::SubOptions>(op);
+// ADD and SUB: the same options, each in a table of its own type.
+template <typename Options>
+void read_add_or_sub(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<Options>(op);
   set_activation(node, o.fused_activation_function());
   set_bool(node, "pot_scale_int16", o.pot_scale_int16());
 }
 
 void read_mul(const tfl::Operator& op, Node& node) {
   set_activation(node, options_or_default<tfl::MulOptions>(op).fused_activation_function());
-}
-
-void read_div(const tfl::Operator& op, Node& node) {
-  set_activation(node, options_or_default<tfl::DivOptions>(op).fused_activation_function());
-}
-
-void read_l2_norm(const tfl::Operator& op, Node& node) {
-  set_activation(node, options_or_default<tfl::L2NormOptions>(op).fused_activation_function());
-}
-
-void read_concatenation(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::ConcatenationOptions>(op);
-  set_int(node, "axis", o.axis());
-  set_activation(node, o.fused_activation_function());
 }
 
 void read_softmax(const tfl::Operator& op, Node& node) {
@@ -170,200 +145,39 @@ void read_reshape(const tfl::Operator& op, Node& node) {
   if (o.new_shape() != nullptr) set_ints(node, "new_shape", o.new_shape());
 }
 
-void read_reducer(const tfl::Operator& op, Node& node) {
-  set_bool(node, "keep_dims", options_or_default<tfl::ReducerOptions>(op).keep_dims());
-}
-
-void read_squeeze(const tfl::Operator& op, Node& node) {
-  set_ints(node, "squeeze_dims", options_or_default<tfl::SqueezeOptions>(op).squeeze_dims());
-}
-
-void read_strided_slice(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::StridedSliceOptions>(op);
-  set_int(node, "begin_mask", o.begin_mask());
-  set_int(node, "end_mask", o.end_mask());
-  set_int(node, "ellipsis_mask", o.ellipsis_mask());
-  set_int(node, "new_axis_mask", o.new_axis_mask());
-  set_int(node, "shrink_axis_mask", o.shrink_axis_mask());
-  set_bool(node, "offset", o.offset());
-}
-
-void read_gather(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::GatherOptions>(op);
-  set_int(node, "axis", o.axis());
-  set_int(node, "batch_dims", o.batch_dims());
-}
-
-void read_split(const tfl::Operator& op, Node& node) {
-  set_int(node, "num_splits", options_or_default<tfl::SplitOptions>(op).num_splits());
-}
-
-void read_split_v(const tfl::Operator& op, Node& node) {
-  set_int(node, "num_splits", options_or_default<tfl::SplitVOptions>(op).num_splits());
-}
-
-void read_pack(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::PackOptions>(op);
-  set_int(node, "values_count", o.values_count());
-  set_int(node, "axis", o.axis());
-}
-
-void read_unpack(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::UnpackOptions>(op);
-  set_int(node, "num", o.num());
-  set_int(node, "axis", o.axis());
-}
-
-void read_space_to_depth(const tfl::Operator& op, Node& node) {
-  set_positive(node, "block_size", options_or_default<tfl::SpaceToDepthOptions>(op).block_size());
-}
-
-void read_depth_to_space(const tfl::Operator& op, Node& node) {
-  set_positive(node, "block_size", options_or_default<tfl::DepthToSpaceOptions>(op).block_size());
-}
-
-void read_resize_bilinear(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::ResizeBilinearOptions>(op);
-  set_bool(node, "align_corners", o.align_corners());
-  set_bool(node, "half_pixel_centers", o.half_pixel_centers());
-}
-
-void read_resize_nearest(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::ResizeNearestNeighborOptions>(op);
-  set_bool(node, "align_corners", o.align_corners());
-  set_bool(node, "half_pixel_centers", o.half_pixel_centers());
-}
-
-void read_leaky_relu(const tfl::Operator& op, Node& node) {
-  node.attrs["alpha"] = static_cast<double>(options_or_default<tfl::LeakyReluOptions>(op).alpha());
-}
-
-void read_mirror_pad(const tfl::Operator& op, Node& node) {
-  node.attrs["mode"] = enum_name(options_or_default<tfl::MirrorPadOptions>(op).mode(), tfl::EnumNameMirrorPadMode,
-                                 "mirror pad mode");
-}
-
-void read_batch_matmul(const tfl::Operator& op, Node& node) {
-  const auto& o = options_or_default<tfl::BatchMatMulOptions>(op);
-  set_bool(node, "adj_x", o.adj_x());
-  set_bool(node, "adj_y", o.adj_y());
-}
-
-void read_gelu(const tfl::Operator& op, Node& node) {
-  set_bool(node, "approximate", options_or_default<tfl::GeluOptions>(op).approximate());
-}
-
 // ---------------------------------------------------------------------------
-// The builtin operators aotc imports, by TFLite BuiltinOperator value.
+// The builtin operators aotc imports: those with a lowering (lowering/ops/tflite_*.cc).
 
 const BuiltinOperatorInfo kBuiltinOperators[] = {
-    {0, "ADD", read_add},
-    {1, "AVERAGE_POOL_2D", read_pool2d},
-    {2, "CONCATENATION", read_concatenation},
-    {3, "CONV_2D", read_conv2d},
-    {4, "DEPTHWISE_CONV_2D", read_depthwise_conv2d},
-    {5, "DEPTH_TO_SPACE", read_depth_to_space},
-    {6, "DEQUANTIZE", nullptr},
-    {8, "FLOOR", nullptr},
-    {9, "FULLY_CONNECTED", read_fully_connected},
-    {11, "L2_NORMALIZATION", read_l2_norm},
-    {12, "L2_POOL_2D", read_pool2d},
-    {14, "LOGISTIC", nullptr},
-    {17, "MAX_POOL_2D", read_pool2d},
-    {18, "MUL", read_mul},
-    {19, "RELU", nullptr},
-    {20, "RELU_N1_TO_1", nullptr},
-    {21, "RELU6", nullptr},
-    {22, "RESHAPE", read_reshape},
-    {23, "RESIZE_BILINEAR", read_resize_bilinear},
-    {25, "SOFTMAX", read_softmax},
-    {26, "SPACE_TO_DEPTH", read_space_to_depth},
-    {28, "TANH", nullptr},
-    {34, "PAD", nullptr},
-    {36, "GATHER", read_gather},
-    {39, "TRANSPOSE", nullptr},
-    {40, "MEAN", read_reducer},
-    {41, "SUB", read_sub},
-    {42, "DIV", read_div},
-    {43, "SQUEEZE", read_squeeze},
-    {45, "STRIDED_SLICE", read_strided_slice},
-    {47, "EXP", nullptr},
-    {49, "SPLIT", read_split},
-    {50, "LOG_SOFTMAX", nullptr},
-    {53, "CAST", nullptr},
-    {54, "PRELU", nullptr},
-    {55, "MAXIMUM", nullptr},
-    {56, "ARG_MAX", nullptr},
-    {57, "MINIMUM", nullptr},
-    {58, "LESS", nullptr},
-    {59, "NEG", nullptr},
-    {60, "PADV2", nullptr},
-    {61, "GREATER", nullptr},
-    {62, "GREATER_EQUAL", nullptr},
-    {63, "LESS_EQUAL", nullptr},
-    {64, "SELECT", nullptr},
-    {65, "SLICE", nullptr},
-    {66, "SIN", nullptr},
-    {67, "TRANSPOSE_CONV", read_transpose_conv},
-    {69, "TILE", nullptr},
-    {70, "EXPAND_DIMS", nullptr},
-    {71, "EQUAL", nullptr},
-    {72, "NOT_EQUAL", nullptr},
-    {73, "LOG", nullptr},
-    {74, "SUM", read_reducer},
-    {75, "SQRT", nullptr},
-    {76, "RSQRT", nullptr},
-    {78, "POW", nullptr},
-    {79, "ARG_MIN", nullptr},
-    {81, "REDUCE_PROD", read_reducer},
-    {82, "REDUCE_MAX", read_reducer},
-    {83, "PACK", read_pack},
-    {84, "LOGICAL_OR", nullptr},
-    {86, "LOGICAL_AND", nullptr},
-    {87, "LOGICAL_NOT", nullptr},
-    {88, "UNPACK", read_unpack},
-    {89, "REDUCE_MIN", read_reducer},
-    {90, "FLOOR_DIV", nullptr},
-    {92, "SQUARE", nullptr},
-    {95, "FLOOR_MOD", nullptr},
-    {97, "RESIZE_NEAREST_NEIGHBOR", read_resize_nearest},
-    {98, "LEAKY_RELU", read_leaky_relu},
-    {99, "SQUARED_DIFFERENCE", nullptr},
-    {100, "MIRROR_PAD", read_mirror_pad},
-    {101, "ABS", nullptr},
-    {102, "SPLIT_V", read_split_v},
-    {104, "CEIL", nullptr},
-    {106, "ADD_N", nullptr},
-    {108, "COS", nullptr},
-    {111, "ELU", nullptr},
-    {114, "QUANTIZE", nullptr},
-    {116, "ROUND", nullptr},
-    {117, "HARD_SWISH", nullptr},
-    {123, "SELECT_V2", nullptr},
-    {126, "BATCH_MATMUL", read_batch_matmul},
-    {130, "BROADCAST_TO", nullptr},
-    {150, "GELU", read_gelu},
+    {tfl::BuiltinOperator_ADD, read_add_or_sub<tfl::AddOptions>},
+    {tfl::BuiltinOperator_AVERAGE_POOL_2D, read_pool2d},
+    {tfl::BuiltinOperator_CONV_2D, read_conv2d},
+    {tfl::BuiltinOperator_DEPTHWISE_CONV_2D, read_depthwise_conv2d},
+    {tfl::BuiltinOperator_DEQUANTIZE, nullptr},
+    {tfl::BuiltinOperator_FULLY_CONNECTED, read_fully_connected},
+    {tfl::BuiltinOperator_MAX_POOL_2D, read_pool2d},
+    {tfl::BuiltinOperator_MUL, read_mul},
+    {tfl::BuiltinOperator_RESHAPE, read_reshape},
+    {tfl::BuiltinOperator_SOFTMAX, read_softmax},
+    {tfl::BuiltinOperator_SUB, read_add_or_sub<tfl::SubOptions>},
+    {tfl::BuiltinOperator_QUANTIZE, nullptr},
 };
 
-// Operators that run another subgraph. Named so the error can say why.
-const BuiltinOperatorInfo kSubgraphOperators[] = {
-    {31, "CALL", nullptr},
-    {118, "IF", nullptr},
-    {119, "WHILE", nullptr},
-    {129, "CALL_ONCE", nullptr},
-};
+}  // namespace
 
-template <size_t N>
-const BuiltinOperatorInfo* find_operator(const BuiltinOperatorInfo (&table)[N], int32_t code) {
-  for (const BuiltinOperatorInfo& info : table)
+const BuiltinOperatorInfo* find_builtin_operator(int32_t code) {
+  for (const BuiltinOperatorInfo& info : kBuiltinOperators)
     if (info.code == code) return &info;
   return nullptr;
 }
 
-}  // namespace
+std::string builtin_operator_name(int32_t code) {
+  return tfl::EnumNameBuiltinOperator(static_cast<tfl::BuiltinOperator>(code));
+}
 
-const BuiltinOperatorInfo* find_builtin_operator(int32_t code) { return find_operator(kBuiltinOperators, code); }
-const BuiltinOperatorInfo* find_subgraph_operator(int32_t code) { return find_operator(kSubgraphOperators, code); }
-
+bool runs_subgraph(int32_t code) {
+  return code == tfl::BuiltinOperator_CALL || code == tfl::BuiltinOperator_IF || code == tfl::BuiltinOperator_WHILE ||
+         code == tfl::BuiltinOperator_CALL_ONCE;
+}
 
 }  // namespace aotc::tflite_import

@@ -1,9 +1,11 @@
 // The TFLite builtin operators aotc imports, by BuiltinOperator value, and for each the
 // reader that turns its options table into Node attributes (the keys are documented in
-// aot/tflite_importer.h). Readers throw CompileError for option values aotc cannot honour.
+// aot/import/tflite_importer.h). Readers throw CompileError for option values aotc cannot
+// honour.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "aot/graph/graph.h"
 #include "tflite_schema_generated.h"
@@ -13,15 +15,20 @@ namespace aotc::tflite_import {
 using OptionsReader = void (*)(const tfl::Operator& op, Node& node);
 
 struct BuiltinOperatorInfo {
-  int32_t code;
-  const char* name;
+  tfl::BuiltinOperator code;
   OptionsReader read_options;  // nullptr: the operator has no options aotc needs
 };
 
-// The operator aotc imports under `code`, or nullptr.
+// The operator aotc imports under `code`, or nullptr. These are the operators with a
+// lowering (lowering/ops/tflite_*.cc): the importer rejects the others by name rather
+// than leave them for a later "no lowering" error.
 const BuiltinOperatorInfo* find_builtin_operator(int32_t code);
-// Operators that run another subgraph (CALL, IF, WHILE, CALL_ONCE), named so that the
-// importer's error can say why they are rejected; nullptr for other codes.
-const BuiltinOperatorInfo* find_subgraph_operator(int32_t code);
+
+// TFLite's name of the operator ("CONV_2D"), or "" for a code the schema does not define.
+std::string builtin_operator_name(int32_t code);
+
+// Whether the operator runs another subgraph (CALL, IF, WHILE, CALL_ONCE), so that the
+// importer's error can say why it is rejected.
+bool runs_subgraph(int32_t code);
 
 }  // namespace aotc::tflite_import

@@ -10,6 +10,9 @@ constexpr const char* kWorkspaceAlloc = "aotc_workspace_alloc";
 constexpr const char* kWorkspaceFree = "aotc_workspace_free";
 // bool isnull(handle)
 constexpr const char* kIsNull = "isnull";
+// handle address_of(buffer[indices]): a pointer to one element, for runtime micro-kernels
+// that take arrays (its one argument is the Load of that element). See ir::address_of.
+constexpr const char* kAddressOf = "address_of";
 
 // Zero-argument calls that stand for the runtime's error codes.
 constexpr const char* kErrWorkspaceExhausted = "AOTC_ERR_WORKSPACE_EXHAUSTED";

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "aot/base/element_bytes.h"
+#include "lowering/ir/builtins.h"
 
 namespace aotc::ir {
 
@@ -82,7 +83,6 @@ Expr operator>=(Expr a, Expr b) { return binary(BinaryOp::kGE, std::move(a), std
 Expr operator==(Expr a, Expr b) { return binary(BinaryOp::kEQ, std::move(a), std::move(b)); }
 Expr operator!=(Expr a, Expr b) { return binary(BinaryOp::kNE, std::move(a), std::move(b)); }
 Expr logical_and(Expr a, Expr b) { return binary(BinaryOp::kAnd, std::move(a), std::move(b)); }
-Expr logical_or(Expr a, Expr b) { return binary(BinaryOp::kOr, std::move(a), std::move(b)); }
 Expr operator-(Expr a) {
   DataType t = a.dtype();
   return Expr(std::make_shared<UnaryNode>(UnaryOp::kNeg, std::move(a), t));
@@ -109,6 +109,10 @@ Expr load(const Buffer& b, std::vector<Expr> indices) {
 
 Expr call(const std::string& name, std::vector<Expr> args, DataType t) {
   return Expr(std::make_shared<CallNode>(name, std::move(args), t));
+}
+
+Expr address_of(const Buffer& b, std::vector<Expr> indices) {
+  return call(builtin::kAddressOf, {load(b, std::move(indices))}, b->dtype);
 }
 
 Stmt store(const Buffer& b, std::vector<Expr> indices, Expr value) {

@@ -276,7 +276,6 @@ Expr operator>=(Expr a, Expr b);
 Expr operator==(Expr a, Expr b);
 Expr operator!=(Expr a, Expr b);
 Expr logical_and(Expr a, Expr b);  // not operator&&: that would capture C++ conditions on Exprs
-Expr logical_or(Expr a, Expr b);
 Expr logical_not(Expr a);
 Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
@@ -284,6 +283,9 @@ Expr select(Expr c, Expr t, Expr f);
 Expr cast(DataType t, Expr v);
 Expr load(const Buffer& b, std::vector<Expr> indices);
 Expr call(const std::string& name, std::vector<Expr> args, DataType t);
+// The address of element `indices` of `b` (`&b[...]` in C), to pass arrays to runtime
+// micro-kernels. Its dtype is the element type.
+Expr address_of(const Buffer& b, std::vector<Expr> indices);
 inline Expr var_expr(const Var& v) { return Expr(std::static_pointer_cast<const ExprNode>(v)); }
 
 Stmt store(const Buffer& b, std::vector<Expr> indices, Expr value);

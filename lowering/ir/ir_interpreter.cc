@@ -6,9 +6,7 @@
 #include <stdexcept>
 
 #include "lowering/ir/builtins.h"
-#include "lowering/ir/fixedpoint.h"
-#include "lowering/ir/quant_onnx.h"
-#include "lowering/ir/quantization.h"
+#include "lowering/ir/runtime_calls.h"
 
 namespace aotc::ir {
 namespace {
@@ -32,6 +30,23 @@ int64_t wrap_int(int64_t v, DataType t) {
 }
 
 double round_float(double v, DataType t) { return t.bits == 32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+// Comparisons and logic, which read the same for integers and floats: sets *truth and
+// returns true, or returns false for an arithmetic operator.
+template <typename T>
+bool compare(BinaryOp op, T x, T y, int64_t* truth) {
+  switch (op) {
+    case BinaryOp::kEQ: *truth = x == y; return true;
+    case BinaryOp::kNE: *truth = x != y; return true;
+    case BinaryOp::kLT: *truth = x < y; return true;
+    case BinaryOp::kLE: *truth = x <= y; return true;
+    case BinaryOp::kGT: *truth = x > y; return true;
+    case BinaryOp::kGE: *truth = x >= y; return true;
+    case BinaryOp::kAnd: *truth = x != 0 && y != 0; return true;
+    case BinaryOp::kOr: *truth = x != 0 || y != 0; return true;
+    default: return false;
+  }
+}
 
 class Interpreter {
  public:
@@ -182,6 +197,8 @@ class Interpreter {
     if (op->op == BinaryOp::kAnd && !a.i) return {0, 0};
     if (op->op == BinaryOp::kOr && a.i) return {0, 1};
     Value b = eval(op->b);
+    int64_t truth = 0;
+    if (t.is_float() ? compare(op->op, a.f, b.f, &truth) : compare(op->op, a.i, b.i, &truth)) return {0, truth};
     if (t.is_float()) {
       double x = a.f, y = b.f, r = 0;
       switch (op->op) {
@@ -192,14 +209,7 @@ class Interpreter {
         case BinaryOp::kMod: r = std::fmod(x, y); break;
         case BinaryOp::kMin: r = y < x ? y : x; break;  // as the generated C: NaN in x propagates
         case BinaryOp::kMax: r = x < y ? y : x; break;
-        case BinaryOp::kEQ: return {0, x == y};
-        case BinaryOp::kNE: return {0, x != y};
-        case BinaryOp::kLT: return {0, x < y};
-        case BinaryOp::kLE: return {0, x <= y};
-        case BinaryOp::kGT: return {0, x > y};
-        case BinaryOp::kGE: return {0, x >= y};
-        case BinaryOp::kAnd: return {0, x != 0 && y != 0};
-        case BinaryOp::kOr: return {0, x != 0 || y != 0};
+        default: break;  // comparisons and logic: compare()
       }
       return {round_float(r, t), 0};
     }
@@ -212,37 +222,29 @@ class Interpreter {
       case BinaryOp::kMod: if (y == 0) throw std::runtime_error("interpreter: division by zero"); r = x % y; break;
       case BinaryOp::kMin: r = std::min(x, y); break;
       case BinaryOp::kMax: r = std::max(x, y); break;
-      case BinaryOp::kEQ: return {0, x == y};
-      case BinaryOp::kNE: return {0, x != y};
-      case BinaryOp::kLT: return {0, x < y};
-      case BinaryOp::kLE: return {0, x <= y};
-      case BinaryOp::kGT: return {0, x > y};
-      case BinaryOp::kGE: return {0, x >= y};
-      case BinaryOp::kAnd: return {0, x && y};
-      case BinaryOp::kOr: return {0, x || y};
+      default: break;  // comparisons and logic: compare()
     }
     return {0, wrap_int(r, t)};
   }
 
-  // The integer helpers of runtime-c/aotc_quant.h.
-  Value quantized_call(const CallNode* op) {
-    std::vector<int32_t> a;
-    for (auto& arg : op->args) a.push_back(static_cast<int32_t>(eval(arg).i));
-    if (op->name == "aotc_mul_by_quantized_multiplier" && a.size() == 3)
-      return {0, ::aotc::mul_by_quantized_multiplier(a[0], a[1], a[2])};
-    if (op->name == "aotc_rounding_divide_by_pot" && a.size() == 2) return {0, ::aotc::rounding_divide_by_pot(a[0], a[1])};
-    if (op->name == "aotc_sat_rounding_doubling_high_mul" && a.size() == 2)
-      return {0, ::aotc::sat_rounding_doubling_high_mul(a[0], a[1])};
-    int32_t fixedpoint_result = 0;
-    if (::aotc::evaluate_fixedpoint_call(op->name, a, &fixedpoint_result)) return {0, fixedpoint_result};
-    if (::aotc::evaluate_onnx_quant_call(op->name, a, &fixedpoint_result)) return {0, fixedpoint_result};
-    throw std::runtime_error("interpreter: unsupported call " + op->name);
+  // The fixed-point functions and micro-kernels of the C runtime, evaluated by the
+  // runtime's own code (addresses are host pointers into the interpreter's memory).
+  Value runtime_call(const CallNode* op) {
+    std::vector<int64_t> args;
+    for (auto& arg : op->args) args.push_back(eval(arg).i);
+    int64_t result = 0;
+    if (!evaluate_runtime_call(op->name, args, &result)) throw std::runtime_error("interpreter: unsupported call " + op->name);
+    return {0, result};
   }
 
   Value call(const CallNode* op) {
     if (op->name == builtin::kIsNull) return {0, 0};
+    if (op->name == builtin::kAddressOf) {
+      auto* element = op->args[0].as<LoadNode>();
+      return {0, static_cast<int64_t>(reinterpret_cast<intptr_t>(address(element->buffer, element->indices)))};
+    }
     if (op->name == builtin::kWorkspaceFree) return {0, 0};
-    if (op->name.rfind("aotc_", 0) == 0) return quantized_call(op);
+    if (op->name.rfind("aotc_", 0) == 0) return runtime_call(op);
     std::vector<double> args;
     for (auto& a : op->args) args.push_back(a.dtype().is_float() ? eval(a).f : static_cast<double>(eval(a).i));
     static const std::map<std::string, float (*)(float)> kUnaryF32 = {

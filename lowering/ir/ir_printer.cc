@@ -68,8 +68,8 @@ std::string to_string(const Expr& e) {
       auto* op = e.as<IntImmNode>();
       std::string s = std::to_string(op->value);
       if (op->dtype == DataType::Bool()) return op->value ? "true" : "false";
-      if (op->dtype != DataType::Int(32)) s += op->dtype.str();
-      return s;
+      // int32 is the default; other types are named as a cast would be: int8(5), uint32(5).
+      return op->dtype == DataType::Int(32) ? s : op->dtype.str() + "(" + s + ")";
     }
     case ExprKind::kFloatImm: {
       auto* op = e.as<FloatImmNode>();

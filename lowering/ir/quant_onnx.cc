@@ -44,35 +44,4 @@ CommonShiftMultipliers common_shift_multipliers(float a_factor, float b_factor) 
   return {a.multiplier, b.multiplier, shift};
 }
 
-int32_t onnx_requantize(int32_t acc, int32_t multiplier, int32_t shift) {
-  return aotc_onnx_requantize(acc, multiplier, shift);
-}
-
-int32_t onnx_requantize_sum(int32_t a, int32_t a_multiplier, int32_t b, int32_t b_multiplier, int32_t shift) {
-  return aotc_onnx_requantize_sum(a, a_multiplier, b, b_multiplier, shift);
-}
-
-namespace ir {
-Expr onnx_requantize(Expr acc, Expr multiplier, Expr shift) {
-  return call("aotc_onnx_requantize", {std::move(acc), std::move(multiplier), std::move(shift)}, DataType::Int(32));
-}
-Expr onnx_requantize_sum(Expr a, Expr a_multiplier, Expr b, Expr b_multiplier, Expr shift) {
-  return call("aotc_onnx_requantize_sum",
-              {std::move(a), std::move(a_multiplier), std::move(b), std::move(b_multiplier), std::move(shift)},
-              DataType::Int(32));
-}
-}  // namespace ir
-
-bool evaluate_onnx_quant_call(const std::string& name, const std::vector<int32_t>& args, int32_t* result) {
-  if (name == "aotc_onnx_requantize" && args.size() == 3) {
-    *result = aotc_onnx_requantize(args[0], args[1], args[2]);
-    return true;
-  }
-  if (name == "aotc_onnx_requantize_sum" && args.size() == 5) {
-    *result = aotc_onnx_requantize_sum(args[0], args[1], args[2], args[3], args[4]);
-    return true;
-  }
-  return false;
-}
-
 }  // namespace aotc

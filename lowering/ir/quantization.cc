@@ -45,37 +45,4 @@ QuantizedRange quantized_activation_range(const std::string& activation, double 
   return {static_cast<int32_t>(lo), static_cast<int32_t>(hi)};
 }
 
-int32_t sat_rounding_doubling_high_mul(int32_t a, int32_t b) {
-  if (a == std::numeric_limits<int32_t>::min() && b == std::numeric_limits<int32_t>::min())
-    return std::numeric_limits<int32_t>::max();
-  int64_t ab = static_cast<int64_t>(a) * b;
-  int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-  return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
-}
-
-int32_t rounding_divide_by_pot(int32_t x, int32_t exponent) {
-  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
-int32_t mul_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift) {
-  int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-  int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left);
-  return rounding_divide_by_pot(sat_rounding_doubling_high_mul(shifted, multiplier), right);
-}
-
-namespace ir {
-Expr mul_by_quantized_multiplier(Expr x, Expr multiplier, Expr shift) {
-  return call("aotc_mul_by_quantized_multiplier", {std::move(x), std::move(multiplier), std::move(shift)}, DataType::Int(32));
-}
-Expr rounding_divide_by_pot(Expr x, Expr exponent) {
-  return call("aotc_rounding_divide_by_pot", {std::move(x), std::move(exponent)}, DataType::Int(32));
-}
-Expr sat_rounding_doubling_high_mul(Expr a, Expr b) {
-  return call("aotc_sat_rounding_doubling_high_mul", {std::move(a), std::move(b)}, DataType::Int(32));
-}
-}  // namespace ir
-
 }  // namespace aotc

@@ -1,6 +1,6 @@
-// Compile-time side of quantized arithmetic: turning real scale factors into the
-// (multiplier, shift) pairs that runtime-c/aotc_quant.h applies, activation clamps in
-// the quantized domain, and IR builders for the runtime functions.
+// Compile-time side of TFLite's quantized arithmetic: turning real scale factors into the
+// (multiplier, shift) pairs that runtime-c/aotc_quant.h applies (see runtime_calls.h for
+// the IR calls of those functions), and activation clamps in the quantized domain.
 //
 // Everything follows TensorFlow Lite's reference kernels, because the goal is output
 // identical to TensorFlow Lite Micro: scales are combined in double precision from the
@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <string>
 
-#include "lowering/ir/ir.h"
 
 namespace aotc {
 
@@ -30,17 +29,5 @@ struct QuantizedRange {
 };
 QuantizedRange quantized_activation_range(const std::string& activation, double scale, int64_t zero_point,
                                           int32_t type_min, int32_t type_max);
-
-// Host versions of the runtime functions, for the IR interpreter and for tests.
-int32_t sat_rounding_doubling_high_mul(int32_t a, int32_t b);
-int32_t rounding_divide_by_pot(int32_t x, int32_t exponent);
-int32_t mul_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift);
-
-namespace ir {
-// aotc_mul_by_quantized_multiplier(x, multiplier, shift) as an int32 IR call.
-Expr mul_by_quantized_multiplier(Expr x, Expr multiplier, Expr shift);
-Expr rounding_divide_by_pot(Expr x, Expr exponent);
-Expr sat_rounding_doubling_high_mul(Expr a, Expr b);
-}  // namespace ir
 
 }  // namespace aotc

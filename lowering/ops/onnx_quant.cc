@@ -20,10 +20,13 @@
 #include <cmath>
 #include <functional>
 
+#include "lowering/ir/runtime_calls.h"
+#include "lowering/ops/channel_constants.h"
+#include "lowering/ops/convolution.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
-#include "lowering/ops/spatial.h"
+#include "lowering/ops/window.h"
 #include "lowering/ir/quant_onnx.h"
 
 namespace aotc {
@@ -109,54 +112,6 @@ void require_quantized_input(const Graph& g, const Node& node, size_t index, boo
     node_error(node, "input '" + g.tensor(node.inputs[index]).name + "' is " + t.str() +
                          "; quantized values must be 8- or 16-bit integers");
 }
-
-// ---------------------------------------------------------------- per-channel constants
-
-// The compile-time constants of a kernel that may vary by channel (zero points,
-// requantization multipliers and shifts, scales): a value that is the same for every
-// channel becomes an immediate, any other a `static const` table in the kernel.
-class ChannelConstants {
- public:
-  using Handle = size_t;
-
-  Handle add(const std::string& name, DataType type, std::vector<double> values) {
-    bool uniform = std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; });
-    if (uniform) values.resize(1);
-    tables_.push_back({name, type, std::move(values), nullptr});
-    return tables_.size() - 1;
-  }
-
-  // Value `handle` for channel `channel`; valid inside the body given to wrap().
-  Expr at(Handle handle, const Expr& channel) const {
-    const Table& t = tables_.at(handle);
-    if (t.values.size() == 1)
-      return t.type.is_float() ? ir::make_float(t.values[0], t.type)
-                               : ir::make_int(static_cast<int64_t>(t.values[0]), t.type);
-    return ir::load(t.buffer, {channel});
-  }
-
-  // `body()` inside the AllocateConsts of the tables.
-  ir::Stmt wrap(const std::function<ir::Stmt()>& body) { return wrap_from(0, body); }
-
- private:
-  struct Table {
-    std::string name;
-    DataType type;
-    std::vector<double> values;
-    ir::Buffer buffer;
-  };
-
-  ir::Stmt wrap_from(size_t i, const std::function<ir::Stmt()>& body) {
-    if (i == tables_.size()) return body();
-    if (tables_[i].values.size() == 1) return wrap_from(i + 1, body);
-    return ir::allocate_const(tables_[i].name, tables_[i].type, tables_[i].values, [&](const ir::Buffer& b) {
-      tables_[i].buffer = b;
-      return wrap_from(i + 1, body);
-    });
-  }
-
-  std::vector<Table> tables_;
-};
 
 // ---------------------------------------------------------------- QuantizeLinear, DequantizeLinear
 
@@ -353,13 +308,7 @@ ir::Buffer optional_bias(const Graph& g, const Node& node, KernelBuilder& kb, si
 // ---------------------------------------------------------------- QLinearConv
 
 // Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B.
-struct QConvGeometry {
-  int64_t groups = 1, in_per_group = 0, out_per_group = 0, out_channels = 0;
-  std::vector<WindowAxis> axes;
-  std::vector<int64_t> output_shape;
-};
-
-QConvGeometry qconv_geometry(const Graph& g, const Node& node) {
+ConvGeometry qconv_geometry(const Graph& g, const Node& node) {
   require_quantized_input(g, node, 0);
   require_quantized_input(g, node, 3);
   const Tensor& x = g.tensor(node.inputs[0]);
@@ -367,22 +316,23 @@ QConvGeometry qconv_geometry(const Graph& g, const Node& node) {
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size())
     node_error(node, "x " + shape_str(x.shape) + " and w " + shape_str(w.shape) +
                          " must be [N, C, D1, ...] and [M, C / group, K1, ...] of the same rank");
-  QConvGeometry geo;
+  ConvGeometry geo;
+  geo.layout = ActivationLayout::kChannelsFirst;
+  geo.filter_layout = FilterLayout::kOIK;
+  geo.batches = x.shape[0];
+  geo.in_channels = x.shape[1];
   geo.groups = node.attr_int("group", 1);
   geo.out_channels = w.shape[0];
   if (geo.groups < 1 || x.shape[1] % geo.groups != 0 || geo.out_channels % geo.groups != 0 ||
       w.shape[1] * geo.groups != x.shape[1])
     node_error(node, "group " + std::to_string(geo.groups) + " does not fit x " + shape_str(x.shape) + " and w " +
                          shape_str(w.shape));
-  geo.in_per_group = w.shape[1];
-  geo.out_per_group = geo.out_channels / geo.groups;
   std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
   if (node.has_attr("kernel_shape") && node.attr_ints("kernel_shape") != kernel)
     node_error(node,
                "kernel_shape " + shape_str(node.attr_ints("kernel_shape")) + " does not match w " + shape_str(w.shape));
   std::vector<int64_t> extents(x.shape.begin() + 2, x.shape.end());
   geo.axes = resolve_window(node, extents, kernel, WindowKind::kConvolution);
-  geo.output_shape = windowed_output_shape(x.shape, geo.out_channels, geo.axes);
   return geo;
 }
 
@@ -403,63 +353,60 @@ QConvParams qconv_params(const Graph& g, const Node& node, int64_t out_channels)
 }
 
 void infer_qlinear_conv(Graph& g, Node& node) {
-  QConvGeometry geo = qconv_geometry(g, node);
+  ConvGeometry geo = qconv_geometry(g, node);
   QConvParams p = qconv_params(g, node, geo.out_channels);
   if (node.input(8) != kNoTensor) {
     const Tensor& b = require_input(g, node, 8);
     if (b.dtype != DataType::Int(32) || b.num_elements() != geo.out_channels)
       node_error(node, "bias '" + b.name + "' must be int32 [" + std::to_string(geo.out_channels) + "]");
   }
-  set_output(g, node, 0, p.y.type, geo.output_shape);
+  set_output(g, node, 0, p.y.type, geo.output_shape());
 }
+
+// ONNX's integer scheme: terms (x - x_zero_point) and (w - w_zero_point[channel]) in int32,
+// the sum plus bias requantized exactly (ties to even), clamped, plus y's zero point.
+class QLinearConvArithmetic : public ConvArithmetic {
+ public:
+  QLinearConvArithmetic(const Node& node, const QConvParams& p)
+      : p_(p), output_(node, p.y), requantize_(product_factors(p.x, p.w, p.y), &constants_) {
+    x_zero_point_ = constants_.add("x_zero_point", DataType::Int(32), as_doubles(p.x.zero_points));
+    w_zero_point_ = constants_.add("w_zero_point", DataType::Int(32), as_doubles(p.w.zero_points));
+  }
+
+  DataType accumulator() const override { return DataType::Int(32); }
+  Expr input_term(const Expr& x) const override { return centered(x, p_.x, constants_, x_zero_point_, 0); }
+  Expr filter_term(const Expr& w, const Expr& oc) const override {
+    return centered(w, p_.w, constants_, w_zero_point_, oc);
+  }
+  Expr output(const Expr& sum, const Expr& oc) const override { return output_.apply(requantize_.apply(sum, oc)); }
+  ir::Stmt wrap(const std::function<ir::Stmt()>& body) override { return constants_.wrap(body); }
+  // A centred 8-bit value fits in int16; a 16-bit one needs int32.
+  DataType staged_type(DataType input) const override {
+    return input.bits <= 8 ? DataType::Int(16) : DataType::Int(32);
+  }
+
+ private:
+  QConvParams p_;
+  ChannelConstants constants_;
+  OutputStage output_;
+  Requantizer requantize_;
+  ChannelConstants::Handle x_zero_point_ = 0, w_zero_point_ = 0;
+};
 
 LoweredOp lower_qlinear_conv(const LowerContext& ctx) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
-  QConvGeometry geo = qconv_geometry(g, node);
+  ConvGeometry geo = qconv_geometry(g, node);
   QConvParams p = qconv_params(g, node, geo.out_channels);
   KernelBuilder kb(ctx);
-  ir::Buffer x = kb.input(0, "x");
-  ir::Buffer w = kb.input(3, "w");
-  ir::Buffer bias = optional_bias(g, node, kb, 8, geo.out_channels);
-  ir::Buffer y = kb.output(0, "y");
-
-  ChannelConstants constants;
-  auto x_zero_point = constants.add("x_zero_point", DataType::Int(32), as_doubles(p.x.zero_points));
-  auto w_zero_point = constants.add("w_zero_point", DataType::Int(32), as_doubles(p.w.zero_points));
-  Requantizer requantize(product_factors(p.x, p.w, p.y), &constants);
-  OutputStage output(node, p.y);
-
-  std::vector<std::string> names = {"n", "oc"};
-  for (const std::string& s : spatial_names('o', geo.axes.size())) names.push_back(s);
-  ir::Stmt body = constants.wrap([&] {
-    return ir::loop_nest(geo.output_shape, names, [&](const std::vector<Expr>& out_index) {
-      Expr n = out_index[0], oc = out_index[1];
-      std::vector<Expr> out_pos(out_index.begin() + 2, out_index.end());
-      ir::Var ic = ir::make_var("ic");
-      Expr channel =
-          geo.groups == 1 ? ir::var_expr(ic) : (oc / geo.out_per_group) * geo.in_per_group + ir::var_expr(ic);
-      auto sum = [&](const Accumulator& acc) {
-        // Taps in the padding hold the real value 0, the zero point: they add nothing.
-        auto tap = [&](const std::vector<Expr>& kernel_pos, const std::vector<Expr>& input_pos) {
-          std::vector<Expr> x_index = {n, channel}, w_index = {oc, ir::var_expr(ic)};
-          x_index.insert(x_index.end(), input_pos.begin(), input_pos.end());
-          w_index.insert(w_index.end(), kernel_pos.begin(), kernel_pos.end());
-          Expr term = centered(ir::load(x, x_index), p.x, constants, x_zero_point, 0) *
-                      centered(ir::load(w, w_index), p.w, constants, w_zero_point, oc);
-          return acc.set(acc.value() + term);
-        };
-        ir::Stmt window = for_each_tap(geo.axes, out_pos, tap);
-        return ir::for_loop(ic, 0, geo.in_per_group, window);
-      };
-      auto write = [&](const Expr& total) {
-        Expr biased = bias ? total + ir::load(bias, {oc}) : total;
-        return ir::store(y, out_index, output.apply(requantize.apply(biased, oc)));
-      };
-      return accumulate(ir::make_int(0), sum, write);  // int32
-    });
-  });
-  return kb.finish(body);
+  ConvOperands ops;
+  ops.input = kb.input(0, "x");
+  ops.filter = kb.input(3, "w");
+  ops.bias = optional_bias(g, node, kb, 8, geo.out_channels);
+  ops.output = kb.output(0, "y");
+  ops.input_tensor = node.inputs[0];
+  QLinearConvArithmetic arithmetic(node, p);
+  return kb.finish(lower_convolution(kb, geo, arithmetic, ops));
 }
 
 // ---------------------------------------------------------------- QLinearMatMul

@@ -13,7 +13,7 @@
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
-#include "lowering/ops/spatial.h"
+#include "lowering/ops/window.h"
 
 namespace aotc {
 namespace {
@@ -109,18 +109,8 @@ LoweredOp lower_max_pool(const LowerContext& ctx) {
 Expr counted_taps(const WindowAxis& axis, const Expr& o, bool count_include_pad) {
   int64_t lo = count_include_pad ? -axis.pad_begin : 0;
   int64_t hi = count_include_pad ? axis.input + axis.pad_end : axis.input;
-  bool clipped_low = axis.first_start() < lo;
-  bool clipped_high = axis.last_start() + axis.span() > hi;
-  if (!clipped_low && !clipped_high) return Expr(axis.kernel);
-  // The window starts at o * stride - pad_begin, so taps k in [first, end) have
-  // lo <= start + k * d < hi, with first = ceil((lo - start) / d) and end likewise for
-  // hi. (a + d - 1) / d is ceil(a / d) for a > 0 and is <= 0 for a <= 0, where the clamp
-  // to [0, kernel] applies. Constants are folded here to keep the generated C short.
-  int64_t d = axis.dilation;
-  auto ceil_steps_to = [&](int64_t bound) { return (Expr(bound + axis.pad_begin + d - 1) - o * axis.stride) / d; };
-  Expr first = clipped_low ? ir::max(Expr(0), ceil_steps_to(lo)) : Expr(0);
-  Expr end = clipped_high ? ir::min(Expr(axis.kernel), ceil_steps_to(hi)) : Expr(axis.kernel);
-  return end - first;
+  TapRange range = tap_range(axis, o, lo, hi);
+  return range.end - range.first;
 }
 
 std::vector<WindowAxis> average_pool_window(const Graph& g, const Node& node, bool* count_include_pad) {

@@ -4,24 +4,6 @@
 
 namespace aotc::tflite {
 
-SpatialDim compute_spatial(const Node& node, const std::string& padding, int64_t in, int64_t filter, int64_t stride,
-                           int64_t dilation) {
-  int64_t effective = (filter - 1) * dilation + 1;
-  SpatialDim d;
-  if (padding == "SAME") {
-    d.out = (in + stride - 1) / stride;
-    int64_t total = std::max<int64_t>((d.out - 1) * stride + effective - in, 0);
-    d.pad_before = total / 2;
-  } else if (padding == "VALID") {
-    d.out = (in - effective + stride) / stride;
-    d.pad_before = 0;
-  } else {
-    node_error(node, "unknown padding '" + padding + "'");
-  }
-  if (d.out <= 0) node_error(node, "the filter is larger than the input");
-  return d;
-}
-
 ir::Expr apply_float_activation(const Node& node, ir::Expr value) {
   std::string act = node.attr_string("fused_activation", "NONE");
   if (act == "NONE") return value;

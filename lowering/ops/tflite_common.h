@@ -1,6 +1,6 @@
-// Shared pieces of the TFLite operator lowerings (tflite_*.cc): NHWC geometry with
-// TFLite's SAME/VALID padding, fused activations, and per-tensor/per-channel
-// quantization parameters read from the graph.
+// Shared pieces of the TFLite operator lowerings (tflite_*.cc): fused activations, and
+// per-tensor/per-channel quantization parameters read from the graph. (TFLite's SAME and
+// VALID padding is in window.h, with every other window.)
 //
 // TFLite graphs keep TFLite's layout (NHWC activations, OHWI convolution filters,
 // 1HWO depthwise filters) and semantics; nothing is converted to ONNX's conventions, so
@@ -15,14 +15,6 @@
 #include "lowering/ir/quantization.h"
 
 namespace aotc::tflite {
-
-// Output size and leading padding of one spatial dimension, as TFLite computes them.
-struct SpatialDim {
-  int64_t out = 0;
-  int64_t pad_before = 0;
-};
-SpatialDim compute_spatial(const Node& node, const std::string& padding, int64_t in, int64_t filter, int64_t stride,
-                           int64_t dilation);
 
 // The node's "fused_activation" applied to a float value (NONE, RELU, RELU6, RELU_N1_TO_1).
 ir::Expr apply_float_activation(const Node& node, ir::Expr value);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "lowering/ir/runtime_calls.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/tflite_common.h"

@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "lowering/ir/runtime_calls.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/tflite_common.h"

@@ -1,8 +1,8 @@
 // TFLite AVERAGE_POOL_2D and MAX_POOL_2D on NHWC float32 and int8 tensors.
 //
 // As in TFLite's reference kernels (reference/pooling.h, integer_ops/pooling.h), a window
-// that reaches into the padding is clipped to the input: the loops run over the taps that
-// fall inside it, and an average divides by their number. The int8 average is an int32
+// that reaches into the padding is clipped to the input (window.h): the loops run over the
+// taps that fall inside it, and an average divides by their number. The int8 average is an int32
 // sum divided with rounding half away from zero; int8 values are pooled as stored, without
 // rescaling, because TFLite requires input and output to share their quantization.
 #include <cmath>
@@ -14,6 +14,7 @@
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
+#include "lowering/ops/window.h"
 
 namespace aotc {
 namespace {
@@ -23,21 +24,18 @@ using ir::Expr;
 enum class PoolKind { kAverage, kMax };
 
 struct PoolGeometry {
-  int64_t batches, in_h, in_w, channels;
-  int64_t filter_h, filter_w, stride_h, stride_w;
-  tflite::SpatialDim h, w;
+  int64_t batches, channels;
+  std::vector<WindowAxis> axes;  // height, width
 };
 
 PoolGeometry pool_geometry(const Graph& g, const Node& node) {
   const Tensor& in = require_input(g, node, 0);
   if (in.shape.size() != 4) node_error(node, "input '" + in.name + "' must be 4-D (NHWC), not " + shape_str(in.shape));
   PoolGeometry p;
-  p.batches = in.shape[0], p.in_h = in.shape[1], p.in_w = in.shape[2], p.channels = in.shape[3];
-  p.filter_h = node.attr_int("filter_h", 1), p.filter_w = node.attr_int("filter_w", 1);
-  p.stride_h = node.attr_int("stride_h", 1), p.stride_w = node.attr_int("stride_w", 1);
+  p.batches = in.shape[0], p.channels = in.shape[3];
   std::string padding = node.attr_string("padding", "SAME");
-  p.h = tflite::compute_spatial(node, padding, p.in_h, p.filter_h, p.stride_h, 1);
-  p.w = tflite::compute_spatial(node, padding, p.in_w, p.filter_w, p.stride_w, 1);
+  p.axes = {tflite_window_axis(node, padding, in.shape[1], node.attr_int("filter_h", 1), node.attr_int("stride_h", 1), 1),
+            tflite_window_axis(node, padding, in.shape[2], node.attr_int("filter_w", 1), node.attr_int("stride_w", 1), 1)};
   return p;
 }
 
@@ -57,23 +55,8 @@ void infer_pool(Graph& g, Node& node) {
   if (t != DataType::Float32() && t != DataType::Int(8))
     node_error(node,
                "input '" + g.tensor(node.inputs[0]).name + "' is " + t.str() + "; only float32 and int8 are supported");
-  tflite::set_declared_output(g, node, 0, t, {p.batches, p.h.out, p.w.out, p.channels});
+  tflite::set_declared_output(g, node, 0, t, {p.batches, p.axes[0].output, p.axes[1].output, p.channels});
   if (t == DataType::Int(8)) require_same_quantization(g, node);
-}
-
-// One spatial axis of the window at output position `o`, clipped to the input: filter
-// taps [start, end) at input coordinates origin + tap.
-struct ClippedWindow {
-  Expr origin, start, end;
-  Expr extent() const { return end - start; }
-};
-
-ClippedWindow clip_window(Expr o, int64_t stride, int64_t filter, int64_t input, const tflite::SpatialDim& dim) {
-  Expr origin = o * stride - dim.pad_before;
-  // Without padding and without a last window overhanging the input, no clipping is
-  // needed and the bounds stay constants.
-  if (dim.pad_before == 0 && (dim.out - 1) * stride + filter <= input) return {origin, 0, ir::make_int(filter)};
-  return {origin, ir::max(ir::make_int(0), -origin), ir::min(ir::make_int(filter), ir::make_int(input) - origin)};
 }
 
 // The reduction over one window: `init`, then `update(acc, x)` for each input element x
@@ -125,23 +108,21 @@ WindowReduction window_reduction(const Graph& g, const Node& node, PoolKind kind
   return quantized ? int8_max(g, node) : float_max(node);
 }
 
-// Output element o = (n, oy, ox, c): the reduction over its clipped window.
+// Output element o = (n, oy, ox, c): the reduction over its window, clipped to the input.
 ir::Stmt pool_one_output(const PoolGeometry& p, const WindowReduction& reduction, const ir::Buffer& x,
                          const ir::Buffer& y, const std::vector<Expr>& o) {
-  ClippedWindow wy = clip_window(o[1], p.stride_h, p.filter_h, p.in_h, p.h);
-  ClippedWindow wx = clip_window(o[2], p.stride_w, p.filter_w, p.in_w, p.w);
-  ir::Var fy = ir::make_var("fy"), fx = ir::make_var("fx");
-  Expr value = ir::load(x, {o[0], wy.origin + ir::var_expr(fy), wx.origin + ir::var_expr(fx), o[3]});
+  WindowTaps window(p.axes, {o[1], o[2]});
   auto taps = [&](const Accumulator& acc) {
-    ir::Stmt update = acc.set(reduction.update(acc.value(), value));
-    return ir::for_loop(fy, wy.start, wy.extent(), ir::for_loop(fx, wx.start, wx.extent(), update));
+    return window.loops([&](const std::vector<Expr>&, const std::vector<Expr>& at) {
+      return acc.set(reduction.update(acc.value(), ir::load(x, {o[0], at[0], at[1], o[3]})));
+    });
   };
   auto write = [&](const Expr& total) {
     if (!reduction.uses_count) return ir::store(y, o, reduction.finish(total, Expr()));
     ir::Var count = ir::make_var("count");
-    return ir::let(count, wy.extent() * wx.extent(), ir::store(y, o, reduction.finish(total, ir::var_expr(count))));
+    return ir::let(count, window.count(), ir::store(y, o, reduction.finish(total, ir::var_expr(count))));
   };
-  return accumulate(reduction.init, taps, write);
+  return window.bind(accumulate(reduction.init, taps, write));
 }
 
 LoweredOp lower_pool(const LowerContext& ctx, PoolKind kind) {
@@ -151,7 +132,7 @@ LoweredOp lower_pool(const LowerContext& ctx, PoolKind kind) {
   WindowReduction reduction = window_reduction(g, node, kind);
   KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
-  ir::Stmt body = ir::loop_nest({p.batches, p.h.out, p.w.out, p.channels}, {"n", "oy", "ox", "c"},
+  ir::Stmt body = ir::loop_nest({p.batches, p.axes[0].output, p.axes[1].output, p.channels}, {"n", "oy", "ox", "c"},
                                 [&](const std::vector<Expr>& o) { return pool_one_output(p, reduction, x, y, o); });
   return kb.finish(body);
 }

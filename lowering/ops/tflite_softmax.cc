@@ -14,7 +14,7 @@
 #include <limits>
 #include <optional>
 
-#include "lowering/ir/fixedpoint.h"
+#include "lowering/ir/runtime_calls.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"

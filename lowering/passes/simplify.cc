@@ -67,6 +67,9 @@ class Simplifier : public IRMutator {
       case BinaryOp::kAdd:
         if (is_int_value(b, 0)) return a;
         if (is_int_value(a, 0)) return b;
+        // x + (y - x)  ->  y, for the same x (a loop from `first` to `end` has extent
+        // end - first, and its bound first + extent reads better as end).
+        if (auto* diff = b.as<BinaryNode>(); diff && diff->op == BinaryOp::kSub && diff->b.same_as(a)) return diff->a;
         // (x + c1) + c2  ->  x + (c1 + c2)
         if (ib) {
           if (auto* inner = a.as<BinaryNode>()) {

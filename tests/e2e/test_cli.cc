@@ -1,5 +1,6 @@
 // The aotc command line as a user meets it: help, version, and every bad input giving a
 // clear message, a non-zero exit and no output folder.
+#include "targets/target.h"
 #include "tests/e2e/e2e_util.h"
 
 namespace aotc::e2e {
@@ -170,6 +171,91 @@ TEST(CliRobustness, EveryOnnxNodeTestModelCompilesOrFailsCleanly) {
   }
   EXPECT_GT(compiled, 100);
   std::cout << compiled << " compiled, " << rejected << " rejected with a message\n";
+}
+
+}  // namespace
+}  // namespace aotc::e2e
+
+namespace aotc::e2e {
+namespace {
+
+// The block `aotc targets` prints for one target: from "<name>: " at the start of a line
+// to the next empty line.
+std::string target_block(const std::string& listing, const std::string& name) {
+  size_t begin = listing.rfind(name + ": ", 0) == 0 ? 0 : listing.find("\n" + name + ": ");
+  if (begin == std::string::npos) return "";
+  if (begin != 0) ++begin;
+  size_t end = listing.find("\n\n", begin);
+  return listing.substr(begin, end == std::string::npos ? std::string::npos : end + 1 - begin);
+}
+
+std::string words(const std::vector<std::string>& list, const std::string& if_empty) {
+  std::string out;
+  for (const std::string& w : list) out += (out.empty() ? "" : " ") + w;
+  return out.empty() ? if_empty : out;
+}
+
+// `aotc targets` shows, for each built-in target, what the generated code assumes and how
+// it is compiled: triple, ISA features and flags, as the target files have them.
+TEST(CliTargets, ListsTriplesFeaturesAndCflags) {
+  Result r = run({"targets"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const std::string& name : builtin_target_names()) {
+    SCOPED_TRACE(name);
+    Target t = load_builtin_target(name);
+    std::string block = target_block(r.output, name);
+    ASSERT_FALSE(block.empty()) << r.output;
+    EXPECT_EQ(block.rfind(name + ": " + t.description + "\n", 0), 0u) << block;
+    if (!t.triple.empty()) EXPECT_NE(block.find("  triple    " + t.triple + "\n"), std::string::npos) << block;
+    EXPECT_NE(block.find("  features  " + words(feature_names(t), "(none)") + "\n"), std::string::npos) << block;
+    EXPECT_NE(block.find("  cflags    " + words(t.cflags, "(none)") + "\n"), std::string::npos) << block;
+  }
+  // As targets/cortex-m55.toml says: Helium, and the flags that enable it.
+  std::string m55 = target_block(r.output, "cortex-m55");
+  EXPECT_NE(m55.find("  features  fpu fp64 dsp mve mve.fp\n"), std::string::npos) << m55;
+  EXPECT_NE(m55.find("  cflags    -mcpu=cortex-m55 -mfloat-abi=hard -mthumb\n"), std::string::npos) << m55;
+  // Every known feature is explained.
+  for (const FeatureInfo& f : known_features())
+    EXPECT_NE(r.output.find("  " + std::string(f.name) + " "), std::string::npos) << f.name;
+}
+
+// One target in detail: a built-in by name, or a file of one's own after its base and
+// its relative features are applied.
+TEST(CliTargets, ShowsOneTargetInDetail) {
+  Result m55 = run({"targets", "cortex-m55"});
+  ASSERT_EQ(m55.status, 0) << m55.output;
+  EXPECT_NE(m55.output.find("builtin:cortex-m55.toml"), std::string::npos) << m55.output;
+  EXPECT_NE(m55.output.find("mve.fp  Helium floating point\n"), std::string::npos) << m55.output;
+  EXPECT_NE(m55.output.find("sram 256K, static\n"), std::string::npos) << m55.output;
+
+  TempDir dir("aotc-cli-targets");
+  std::string board = dir.path() + "/board.toml";
+  std::ofstream(board) << "base = \"cortex-m55\"\nname = \"board\"\nfeatures = [\"-mve.fp\"]\n"
+                          "[[pool]]\nname = \"dtcm\"\nsize = \"64K\"\nruntime_provided = true\n";
+  Result own = run({"targets", "--target-config", board});
+  ASSERT_EQ(own.status, 0) << own.output;
+  EXPECT_EQ(own.output.rfind("board: ", 0), 0u) << own.output;
+  EXPECT_NE(own.output.find("  mve     "), std::string::npos) << own.output;
+  EXPECT_EQ(own.output.find("mve.fp"), std::string::npos) << own.output;
+  EXPECT_NE(own.output.find("dtcm 64K, passed in by the application\n"), std::string::npos) << own.output;
+
+  std::string typo = dir.path() + "/typo.toml";
+  std::ofstream(typo) << "base = \"cortex-m4\"\nname = \"typo\"\nfeatures = [\"dps\"]\n";
+  Result bad = run({"targets", "--target-config", typo});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find(typo + ":3: unknown feature 'dps' (did you mean 'dsp'?"), std::string::npos) << bad.output;
+  Result unknown = run({"targets", "cortex-m99"});
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.output.find("unknown target 'cortex-m99'"), std::string::npos) << unknown.output;
+}
+
+// `aotc compile` writes the target's flags beside the sources, for `cc @<name>.cflags`.
+TEST(CliTargets, CompileWritesTheTargetsCflags) {
+  TempDir dir("aotc-cli-targets");
+  Result r = run({"compile", kRelu + "/model.onnx", "-o", dir.path() + "/out", "--name", "relu_net", "--target",
+                  "cortex-m7"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(read_bytes(dir.path() + "/out/relu_net.cflags"), "-mcpu=cortex-m7\n-mfloat-abi=hard\n-mfpu=fpv5-d16\n-mthumb\n");
 }
 
 }  // namespace

@@ -65,8 +65,8 @@ TEST(MlperfTinyInt8, GeneratedCodeHasNoFloatingPoint) {
 // gives TFLM's bytes.
 TEST(MlperfTinyInt8, GeneratedCodeIsCleanUnderSanitizers) {
   TempDir dir("aotc-mlperf");
-  setenv("CC", "clang", 1);
-  setenv("CFLAGS", "-fsanitize=address,undefined -fno-sanitize-recover=all", 1);
+  ScopedEnvironment sanitizers(
+      {{"CC", "clang"}, {"CFLAGS", "-fsanitize=address,undefined -fno-sanitize-recover=all"}});
   for (const char* name : {"kws_ref_model", "pretrainedResnet_quant"}) {
     std::string ref = shared_path(std::string("models/mlperf-tiny/reference/") + name + "/");
     std::string out = dir.path() + "/" + name + ".bin";
@@ -76,8 +76,6 @@ TEST(MlperfTinyInt8, GeneratedCodeIsCleanUnderSanitizers) {
     EXPECT_EQ(r.output.find("runtime error"), std::string::npos) << r.output;
     EXPECT_EQ(read_bytes(out), read_bytes(ref + "output_2.bin")) << name;
   }
-  unsetenv("CC");
-  unsetenv("CFLAGS");
 }
 
 TEST(MlperfTinyErrors, HybridModelIsRejectedClearly) {

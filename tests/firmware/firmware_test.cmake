@@ -11,31 +11,19 @@
 # POOLS (aotc --pool) replaces the target's memory pools.
 # The build runs with one job: ctest already runs tests in parallel.
 cmake_minimum_required(VERSION 3.20)
-foreach(var EXAMPLE_DIR BINARY_DIR TOOLCHAIN AOTC_DIR MODEL TARGET REFERENCE_DIR)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "firmware_test.cmake: ${var} is not set")
-  endif()
-endforeach()
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/script_helpers.cmake")
+require_variables(EXAMPLE_DIR BINARY_DIR TOOLCHAIN AOTC_DIR MODEL TARGET REFERENCE_DIR)
 if(NOT DEFINED GENERATOR)
   set(GENERATOR Ninja)
 endif()
 
-function(run)
-  string(REPLACE ";" " " shown "${ARGN}")
-  message(STATUS "${shown}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status)
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "failed (${status}): ${shown}")
-  endif()
-endfunction()
-
-run("${CMAKE_COMMAND}" -S "${EXAMPLE_DIR}" -B "${BINARY_DIR}" -G "${GENERATOR}"
+run_step("${CMAKE_COMMAND}" -S "${EXAMPLE_DIR}" -B "${BINARY_DIR}" -G "${GENERATOR}"
     "-DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}" "-Daotc_DIR=${AOTC_DIR}"
     "-DAOTC_FW_MODEL=${MODEL}" "-DAOTC_FW_TARGET=${TARGET}" "-DAOTC_FW_REFERENCE_DIR=${REFERENCE_DIR}"
     "-DAOTC_FW_POOLS=${POOLS}")
-run("${CMAKE_COMMAND}" --build "${BINARY_DIR}" --parallel 1)
+run_step("${CMAKE_COMMAND}" --build "${BINARY_DIR}" --parallel 1)
 if(DEFINED MACHINE AND NOT MACHINE STREQUAL "")
   get_filename_component(run_qemu "${EXAMPLE_DIR}/cmake/run_qemu.cmake" ABSOLUTE)
-  run("${CMAKE_COMMAND}" "-DELF=${BINARY_DIR}/firmware.elf" "-DMACHINE=${MACHINE}"
+  run_step("${CMAKE_COMMAND}" "-DELF=${BINARY_DIR}/firmware.elf" "-DMACHINE=${MACHINE}"
       "-DREFERENCE_DIR=${REFERENCE_DIR}" "-DLOG=${BINARY_DIR}/qemu.log" -P "${run_qemu}")
 endif()

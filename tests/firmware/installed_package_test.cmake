@@ -23,21 +23,17 @@
 # The builds run one job at a time; the nested host build of aotc gets
 # CMAKE_BUILD_PARALLEL_LEVEL from the environment (2 if unset).
 cmake_minimum_required(VERSION 3.20)
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/script_helpers.cmake")
 if(NOT DEFINED MODE)
   set(MODE installed)
 endif()
 if(NOT MODE MATCHES "^(installed|add_subdirectory)$")
   message(FATAL_ERROR "installed_package_test.cmake: MODE must be installed or add_subdirectory")
 endif()
-set(required AOTC_SOURCE_DIR MODELS_DIR)
+require_variables(AOTC_SOURCE_DIR MODELS_DIR)
 if(MODE STREQUAL "installed")
-  list(APPEND required AOTC_BUILD_DIR)
+  require_variables(AOTC_BUILD_DIR)
 endif()
-foreach(var IN LISTS required)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "installed_package_test.cmake: ${var} is not set")
-  endif()
-endforeach()
 if(NOT DEFINED TOOLCHAIN)
   set(TOOLCHAIN cortex-m4-gcc)
 endif()
@@ -47,21 +43,6 @@ endif()
 if(NOT DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
   set(ENV{CMAKE_BUILD_PARALLEL_LEVEL} 2)
 endif()
-
-function(run)
-  cmake_parse_arguments(ARG "" "OUTPUT" "" ${ARGN})
-  string(REPLACE ";" " " shown "${ARG_UNPARSED_ARGUMENTS}")
-  message(STATUS "${shown}")
-  execute_process(COMMAND ${ARG_UNPARSED_ARGUMENTS} RESULT_VARIABLE status
-                  OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  message("${out}")
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "failed (${status}): ${shown}")
-  endif()
-  if(ARG_OUTPUT)
-    set(${ARG_OUTPUT} "${out}" PARENT_SCOPE)
-  endif()
-endfunction()
 
 # A fresh temporary directory, outside the source and build trees.
 set(tmp_root "$ENV{TMPDIR}")
@@ -80,7 +61,7 @@ set(project "${tmp}/project")
 set(build "${tmp}/build")
 
 if(MODE STREQUAL "installed")
-  run("${CMAKE_COMMAND}" --install "${AOTC_BUILD_DIR}" --prefix "${prefix}")
+  run_step("${CMAKE_COMMAND}" --install "${AOTC_BUILD_DIR}" --prefix "${prefix}")
   foreach(file IN ITEMS bin/aotc share/cmake/aotc/aotcConfig.cmake
                         share/cmake/aotc/aotcConfigVersion.cmake share/cmake/aotc/aotc_add_model.cmake
                         share/aotc/runtime/aotc_runtime.c share/aotc/runtime/aotc_runtime.h
@@ -97,17 +78,17 @@ file(COPY "${AOTC_SOURCE_DIR}/examples/firmware/startup_mps2.c"
 
 if(MODE STREQUAL "installed")
   # Only the prefix: no aotc_DIR into the build tree, no aotc on the PATH.
-  run("${CMAKE_COMMAND}" -S "${project}" -B "${build}" -G "${GENERATOR}"
+  run_step("${CMAKE_COMMAND}" -S "${project}" -B "${build}" -G "${GENERATOR}"
       "-DCMAKE_TOOLCHAIN_FILE=${prefix}/share/aotc/toolchains/${TOOLCHAIN}.cmake"
       "-DCMAKE_PREFIX_PATH=${prefix}" "-DMODELS_DIR=${MODELS_DIR}")
 else()
   # Only the source tree: no package, no aotc build of its own.
-  run("${CMAKE_COMMAND}" -S "${project}" -B "${build}" -G "${GENERATOR}"
+  run_step("${CMAKE_COMMAND}" -S "${project}" -B "${build}" -G "${GENERATOR}"
       "-DCMAKE_TOOLCHAIN_FILE=${AOTC_SOURCE_DIR}/cmake/toolchains/${TOOLCHAIN}.cmake"
       "-DAOTC_SOURCE_DIR=${AOTC_SOURCE_DIR}" "-DMODELS_DIR=${MODELS_DIR}"
       -DCMAKE_DISABLE_FIND_PACKAGE_aotc=ON)
 endif()
-run("${CMAKE_COMMAND}" --build "${build}" --parallel 1)
+run_step("${CMAKE_COMMAND}" --build "${build}" --parallel 1)
 if(MODE STREQUAL "add_subdirectory")
   # aotc was built for the build machine, and aotc's own tests were not built.
   if(NOT EXISTS "${build}/aotc/host/aotc")
@@ -122,7 +103,7 @@ if(MODE STREQUAL "add_subdirectory")
     message(FATAL_ERROR "the nested host build configured aotc's tests")
   endif()
 endif()
-run("${CMAKE_COMMAND}" "-DELF=${build}/two_models.elf" -DMACHINE=mps2-an386
+run_step("${CMAKE_COMMAND}" "-DELF=${build}/two_models.elf" -DMACHINE=mps2-an386
     -P "${AOTC_SOURCE_DIR}/examples/firmware/cmake/run_qemu.cmake" OUTPUT out)
 if(NOT out MATCHES "kws: status 0, match" OR NOT out MATCHES "ad: status 0, match")
   message(FATAL_ERROR "both models must run and match")
@@ -142,25 +123,27 @@ foreach(pair IN ITEMS kws:kws_ref_model ad:ad01_int8)
   endif()
 endforeach()
 
+# Builds the project again: sets `out` to what the build printed and `relinked` to whether
+# it rebuilt the host aotc.
+function(build_again)
+  run_step("${CMAKE_COMMAND}" --build "${build}" --parallel 1 OUTPUT output)
+  set(out "${output}" PARENT_SCOPE)
+  set(relinked FALSE PARENT_SCOPE)
+  if(MODE STREQUAL "add_subdirectory" AND output MATCHES "Linking CXX executable aotc")
+    set(relinked TRUE PARENT_SCOPE)
+    message(STATUS "aotc's sources changed during the test: the host aotc was rebuilt")
+  endif()
+endfunction()
+
 # Dependencies: nothing to redo; a changed target file re-runs aotc for its model only.
 # (With add_subdirectory, a host aotc relinked because its sources were edited meanwhile
 # rightly re-runs both models: then only the ad model's re-run is checked.)
-run("${CMAKE_COMMAND}" --build "${build}" --parallel 1 OUTPUT out)
-set(relinked FALSE)
-if(MODE STREQUAL "add_subdirectory" AND out MATCHES "Linking CXX executable aotc")
-  set(relinked TRUE)
-  message(STATUS "aotc's sources changed during the test: the host aotc was rebuilt")
-endif()
+build_again()
 if(out MATCHES "aotc: compiling" AND NOT relinked)
   message(FATAL_ERROR "an unchanged project re-ran aotc")
 endif()
 file(TOUCH "${project}/board.toml")
-run("${CMAKE_COMMAND}" --build "${build}" --parallel 1 OUTPUT out)
-set(relinked FALSE)
-if(MODE STREQUAL "add_subdirectory" AND out MATCHES "Linking CXX executable aotc")
-  set(relinked TRUE)
-  message(STATUS "aotc's sources changed during the test: the host aotc was rebuilt")
-endif()
+build_again()
 if(NOT out MATCHES "aotc: compiling [^\n]*ad01_int8.tflite"
    OR (out MATCHES "kws_ref_model.tflite into" AND NOT relinked))
   message(FATAL_ERROR "touching board.toml must re-run aotc for the ad model, and only for it")

@@ -1,6 +1,10 @@
 /* Tests for the C runtime in runtime-c/: the LIFO workspace allocator, its size macros,
  * the TVM-compatible entry points and the DLTensor helpers.
  *
+ * Every expectation is written in terms of AOTC_WORKSPACE_ALIGNMENT, so the same tests run
+ * with the default alignment and with the -DAOTC_WORKSPACE_ALIGNMENT=N builds of
+ * tests/runtime/CMakeLists.txt (which also pass AOTC_TEST_ALIGNMENT=N, the value expected).
+ *
  * Plain C99 with no test framework, so that it builds with any C compiler the runtime
  * must support. Prints "N passed, N failed" and exits non-zero if anything failed. */
 #include <stdint.h>
@@ -36,14 +40,23 @@ static int failed = 0;
     }                                                                                 \
   } while (0)
 
-/* Room for every region below, plus an alignment unit so that tests can place a region
- * at any offset from a 16-byte boundary. */
-static uint8_t storage[8192 + 64];
+/* Every region below starts at most this many bytes past a boundary of this many bytes, a
+ * multiple of every alignment tested. */
+#define BOUNDARY 64
+#if AOTC_WORKSPACE_ALIGNMENT > BOUNDARY
+#error "test_runtime.c places regions relative to 64-byte boundaries: raise BOUNDARY"
+#endif
 
-/* A pointer `offset` bytes past a 16-byte boundary inside `storage`. */
+#define ALIGNMENT ((size_t)AOTC_WORKSPACE_ALIGNMENT)
+#define HEADER ((size_t)AOTC_WORKSPACE_HEADER_BYTES)
+
+/* Room for every region below, placed at any offset below BOUNDARY from a boundary. */
+static uint8_t storage[8192 + 2 * BOUNDARY];
+
+/* A pointer `offset` bytes past a BOUNDARY-byte boundary inside `storage`. */
 static uint8_t* region_at(size_t offset) {
   uintptr_t address = (uintptr_t)storage;
-  size_t skip = (size_t)((16 - address % 16) % 16);
+  size_t skip = (size_t)((BOUNDARY - address % BOUNDARY) % BOUNDARY);
   return storage + skip + offset;
 }
 
@@ -72,16 +85,41 @@ static void test_status_strings(void) {
 }
 
 static void test_macros(void) {
-  CHECK_EQ_INT(16, AOTC_WORKSPACE_ALIGNMENT);
+  /* Two size_t rounded up to the alignment: both are powers of two, so the larger. */
+  const size_t two_sizes = 2 * sizeof(size_t);
+  const size_t expected_header = ALIGNMENT > two_sizes ? ALIGNMENT : two_sizes;
+#ifdef AOTC_TEST_ALIGNMENT
+  CHECK_EQ_INT(AOTC_TEST_ALIGNMENT, AOTC_WORKSPACE_ALIGNMENT);
+#else
+  CHECK_EQ_INT(16, AOTC_WORKSPACE_ALIGNMENT); /* the default */
+#endif
+  CHECK_EQ_INT(sizeof(size_t), AOTC_SIZE_T_BYTES);
+  CHECK_EQ_INT(expected_header, AOTC_WORKSPACE_HEADER_BYTES);
+  CHECK_EQ_INT(0, AOTC_WORKSPACE_HEADER_BYTES % AOTC_WORKSPACE_ALIGNMENT);
   CHECK_EQ_INT(0, AOTC_WORKSPACE_ALIGN_UP(0));
-  CHECK_EQ_INT(16, AOTC_WORKSPACE_ALIGN_UP(1));
-  CHECK_EQ_INT(16, AOTC_WORKSPACE_ALIGN_UP(16));
-  CHECK_EQ_INT(32, AOTC_WORKSPACE_ALIGN_UP(17));
-  CHECK_EQ_INT(16, AOTC_WORKSPACE_BLOCK_BYTES(0));
-  CHECK_EQ_INT(32, AOTC_WORKSPACE_BLOCK_BYTES(1));
-  CHECK_EQ_INT(32, AOTC_WORKSPACE_BLOCK_BYTES(16));
-  CHECK_EQ_INT(48, AOTC_WORKSPACE_BLOCK_BYTES(17));
-  CHECK_EQ_INT(100 + 15, AOTC_WORKSPACE_REGION_BYTES(100));
+  CHECK_EQ_INT(ALIGNMENT, AOTC_WORKSPACE_ALIGN_UP(1));
+  CHECK_EQ_INT(ALIGNMENT, AOTC_WORKSPACE_ALIGN_UP(ALIGNMENT));
+  CHECK_EQ_INT(2 * ALIGNMENT, AOTC_WORKSPACE_ALIGN_UP(ALIGNMENT + 1));
+  CHECK_EQ_INT(HEADER, AOTC_WORKSPACE_BLOCK_BYTES(0));
+  CHECK_EQ_INT(HEADER + ALIGNMENT, AOTC_WORKSPACE_BLOCK_BYTES(1));
+  CHECK_EQ_INT(HEADER + ALIGNMENT, AOTC_WORKSPACE_BLOCK_BYTES(ALIGNMENT));
+  CHECK_EQ_INT(HEADER + 2 * ALIGNMENT, AOTC_WORKSPACE_BLOCK_BYTES(ALIGNMENT + 1));
+  CHECK_EQ_INT(100 + ALIGNMENT - 1, AOTC_WORKSPACE_REGION_BYTES(100));
+  {
+    /* A block of 36 bytes as aotc's TargetFacts::workspace_block_bytes measures it for a
+     * target of this alignment and word size (tests/unit/test_lower_builtin.cc checks the
+     * compiler against the same figures). */
+    static const struct {
+      size_t alignment, size_t_bytes, block_bytes;
+    } figures[] = {{4, 4, 8 + 36},  {8, 4, 8 + 40},  {16, 4, 16 + 48}, {32, 4, 32 + 64},
+                   {4, 8, 16 + 36}, {8, 8, 16 + 40}, {16, 8, 16 + 48}, {32, 8, 32 + 64}};
+    size_t i;
+    for (i = 0; i < sizeof(figures) / sizeof(figures[0]); ++i) {
+      if (figures[i].alignment == ALIGNMENT && figures[i].size_t_bytes == sizeof(size_t)) {
+        CHECK_EQ_INT(figures[i].block_bytes, AOTC_WORKSPACE_BLOCK_BYTES(36));
+      }
+    }
+  }
 }
 
 static void test_init(void) {
@@ -92,15 +130,17 @@ static void test_init(void) {
   CHECK_EQ_INT(0, ws.size);
   CHECK(aotc_workspace_alloc(&ws, 0) == NULL);
 
-  /* A region smaller than its unaligned head is empty but valid. */
-  CHECK_EQ_INT(AOTC_OK, aotc_workspace_init(&ws, region_at(1), 10));
+#if AOTC_WORKSPACE_ALIGNMENT > 1
+  /* A region smaller than its unaligned head (ALIGNMENT - 1 bytes) is empty but valid. */
+  CHECK_EQ_INT(AOTC_OK, aotc_workspace_init(&ws, region_at(1), ALIGNMENT - 2));
   CHECK_EQ_INT(0, ws.size);
-  CHECK(aotc_workspace_alloc(&ws, 1) == NULL);
+  CHECK(aotc_workspace_alloc(&ws, 0) == NULL);
+#endif
 
   CHECK_EQ_INT(AOTC_OK, aotc_workspace_init(&ws, region_at(3), 100));
   CHECK(is_aligned(ws.base));
-  CHECK(ws.base == region_at(16));
-  CHECK_EQ_INT(100 - 13, ws.size);
+  CHECK(ws.base == region_at(AOTC_WORKSPACE_ALIGN_UP(3)));
+  CHECK_EQ_INT(100 - (AOTC_WORKSPACE_ALIGN_UP(3) - 3), ws.size);
   CHECK_EQ_INT(0, ws.top);
   CHECK_EQ_INT(0, ws.peak);
   CHECK_EQ_INT(0, ws.live_blocks);
@@ -115,7 +155,7 @@ static void test_alignment_and_disjoint_blocks(void) {
   static const size_t sizes[] = {1, 3, 17, 0, 100, 16, 33};
   const size_t count = sizeof(sizes) / sizeof(sizes[0]);
   size_t offset;
-  for (offset = 0; offset < 16; ++offset) {
+  for (offset = 0; offset < BOUNDARY; ++offset) {
     aotc_workspace ws;
     uint8_t* blocks[sizeof(sizes) / sizeof(sizes[0])];
     uint8_t* region = region_at(offset);
@@ -145,35 +185,38 @@ static void test_alignment_and_disjoint_blocks(void) {
 }
 
 static void test_exhaustion(void) {
+  /* Room for blocks of 40 and 30 bytes and one more header: 128 bytes at alignment 16. */
+  const size_t size = AOTC_WORKSPACE_BLOCK_BYTES(40) + AOTC_WORKSPACE_BLOCK_BYTES(30) + HEADER;
   aotc_workspace ws;
   aotc_workspace before;
   void* a;
   void* b;
   void* c;
-  CHECK_EQ_INT(AOTC_OK, aotc_workspace_init(&ws, region_at(0), 128));
-  a = aotc_workspace_alloc(&ws, 40);  /* 16 + 48 = 64 */
-  b = aotc_workspace_alloc(&ws, 30);  /* 16 + 32 = 48, top = 112 */
+  CHECK_EQ_INT(AOTC_OK, aotc_workspace_init(&ws, region_at(0), size));
+  a = aotc_workspace_alloc(&ws, 40);
+  b = aotc_workspace_alloc(&ws, 30);
   CHECK(a != NULL && b != NULL);
   before = ws;
-  CHECK(aotc_workspace_alloc(&ws, 1) == NULL); /* needs 32, 16 left */
+  CHECK(aotc_workspace_alloc(&ws, 1) == NULL); /* needs HEADER + ALIGNMENT, HEADER left */
   CHECK(aotc_workspace_alloc(&ws, (size_t)-1) == NULL);
   CHECK(aotc_workspace_alloc(&ws, (size_t)-1 - 3) == NULL);
-  CHECK(aotc_workspace_alloc(&ws, (size_t)-1 - 16) == NULL);
+  CHECK(aotc_workspace_alloc(&ws, (size_t)-1 - HEADER) == NULL);
   /* A failed allocation changes nothing. */
   CHECK(memcmp(&before, &ws, sizeof ws) == 0);
   /* A zero-byte block needs only its header, which still fits. */
   c = aotc_workspace_alloc(&ws, 0);
   CHECK(c != NULL);
-  CHECK_EQ_INT(128, ws.top);
+  CHECK_EQ_INT(size, ws.top);
   CHECK(aotc_workspace_alloc(&ws, 0) == NULL);
-  /* Still usable after failures: free and reuse. */
+  /* Still usable after failures: free and reuse. What b and the last header took is one
+   * block's payload now. */
   CHECK_EQ_INT(AOTC_OK, aotc_workspace_free(&ws, c));
   CHECK_EQ_INT(AOTC_OK, aotc_workspace_free(&ws, b));
-  c = aotc_workspace_alloc(&ws, 48);
+  c = aotc_workspace_alloc(&ws, AOTC_WORKSPACE_BLOCK_BYTES(30));
   CHECK(c == b);
   CHECK_EQ_INT(AOTC_OK, aotc_workspace_free(&ws, c));
   CHECK_EQ_INT(AOTC_OK, aotc_workspace_free(&ws, a));
-  CHECK(aotc_workspace_alloc(&ws, 112) == a);
+  CHECK(aotc_workspace_alloc(&ws, size - HEADER) == a);
 }
 
 static void test_lifo_order(void) {
@@ -283,7 +326,7 @@ static void test_region_size_is_exact(void) {
   size_t i;
   for (i = 0; i < count; ++i) needed += AOTC_WORKSPACE_BLOCK_BYTES(sizes[i]);
 
-  for (offset = 0; offset < 16; ++offset) {
+  for (offset = 0; offset < BOUNDARY; ++offset) {
     aotc_workspace ws;
     uint8_t* blocks[sizeof(sizes) / sizeof(sizes[0])];
     uint8_t* region = region_at(offset);
@@ -308,7 +351,8 @@ static void test_region_size_is_exact(void) {
   }
 
   {
-    /* Base 1 byte past a boundary: 15 bytes are skipped, so REGION_BYTES - 1 is short. */
+    /* Base 1 byte past a boundary: ALIGNMENT - 1 bytes are skipped, so REGION_BYTES - 1 is
+     * short. */
     aotc_workspace ws;
     void* last = NULL;
     CHECK_EQ_INT(AOTC_OK,

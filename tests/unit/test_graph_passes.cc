@@ -48,6 +48,13 @@ class GraphBuilder {
     g.nodes.push_back(n);
     return n.outputs[0];
   }
+  // Makes `outputs` the graph's outputs, infers shapes and runs `pass`; returns the graph.
+  const Graph& after(std::vector<TensorId> outputs, void (*pass)(Graph&)) {
+    g.outputs = std::move(outputs);
+    infer_shapes(g);
+    pass(g);
+    return g;
+  }
   Graph g;
 };
 
@@ -57,9 +64,7 @@ TEST(GraphPasses, ConstantSubgraphIsFoldedByRunningItsKernel) {
   TensorId w = b.constant("w", {3, 2}, {1, 2, 3, 4, 5, 6});
   TensorId wt = b.node("Transpose", "transpose_w", {w});           // [2, 3], constant
   TensorId scaled = b.node("Mul", "scale_w", {wt, b.constant("two", {}, {2})});
-  b.g.outputs = {b.node("Add", "add", {x, scaled})};
-  infer_shapes(b.g);
-  fold_constants(b.g);
+  b.after({b.node("Add", "add", {x, scaled})}, fold_constants);
   ASSERT_EQ(b.g.nodes.size(), 1u);
   EXPECT_EQ(b.g.nodes[0].op, "Add");
   const Tensor& folded = b.g.tensor(scaled);
@@ -76,9 +81,7 @@ TEST(GraphPasses, BiasAndActivationFuseIntoConv) {
   TensorId conv = b.node("Conv", "conv", {x, w});
   TensorId biased = b.node("Add", "bias", {conv, b.constant("b", {1, 3, 1, 1}, {0.5f, -1, 2})});
   TensorId relu = b.node("Relu", "relu", {biased});
-  b.g.outputs = {relu};
-  infer_shapes(b.g);
-  fuse_operators(b.g);
+  b.after({relu}, fuse_operators);
   ASSERT_EQ(b.g.nodes.size(), 1u);
   EXPECT_EQ(b.g.nodes[0].op, "Conv");
   ASSERT_EQ(b.g.nodes[0].body.size(), 2u);
@@ -96,9 +99,7 @@ TEST(GraphPasses, ElementwiseChainBecomesOneNode) {
   TensorId hs = b.node("HardSigmoid", "hsig", {x});
   TensorId y = b.node("Mul", "swish", {x, hs});
   TensorId z = b.node("Tanh", "tanh", {y});
-  b.g.outputs = {z};
-  infer_shapes(b.g);
-  fuse_operators(b.g);
+  b.after({z}, fuse_operators);
   ASSERT_EQ(b.g.nodes.size(), 1u);
   EXPECT_EQ(b.g.nodes[0].op, "HardSigmoid");
   ASSERT_EQ(b.g.nodes[0].body.size(), 2u);
@@ -111,9 +112,7 @@ TEST(GraphPasses, TensorReadTwiceIsNotFusedAway) {
   TensorId r = b.node("Relu", "relu", {x});
   TensorId s = b.node("Sigmoid", "sig", {r});
   TensorId t = b.node("Tanh", "tanh", {r});
-  b.g.outputs = {s, t};
-  infer_shapes(b.g);
-  fuse_operators(b.g);
+  b.after({s, t}, fuse_operators);
   EXPECT_EQ(b.g.nodes.size(), 3u);  // relu's output has two readers
 }
 
@@ -125,9 +124,7 @@ TEST(GraphPasses, BatchNormFoldsIntoConvWeights) {
                        {conv, b.constant("scale", {2}, {1, 2}), b.constant("beta", {2}, {0, 1}),
                         b.constant("mean", {2}, {1, 0}), b.constant("var", {2}, {3, 0})},
                        {{"epsilon", 1.0}});
-  b.g.outputs = {bn};
-  infer_shapes(b.g);
-  fuse_operators(b.g);
+  b.after({bn}, fuse_operators);
   ASSERT_EQ(b.g.nodes.size(), 1u);
   const Node& n = b.g.nodes[0];
   ASSERT_EQ(n.op, "Conv");
@@ -142,9 +139,7 @@ TEST(GraphPasses, DeadNodesAreRemoved) {
   TensorId used = b.node("Relu", "used", {x});
   b.node("Sigmoid", "unused", {x});
   b.node("Tanh", "unused_too", {used});
-  b.g.outputs = {used};
-  infer_shapes(b.g);
-  remove_dead_nodes(b.g);
+  b.after({used}, remove_dead_nodes);
   ASSERT_EQ(b.g.nodes.size(), 1u);
   EXPECT_EQ(b.g.nodes[0].name, "used");
 }

@@ -120,6 +120,61 @@ TEST(LowerBuiltin, MeasuresStackAndWorkspace) {
   EXPECT_EQ(in_workspace.workspace_bytes, 16 + 48);  // header + 36 bytes rounded up to 16
 }
 
+// AOTC_WORKSPACE_BLOCK_BYTES(n) as runtime-c/aotc_runtime.h computes it, for a runtime built
+// with AOTC_WORKSPACE_ALIGNMENT `alignment` where size_t has `size_t_bytes` bytes.
+int64_t runtime_block_bytes(int64_t n, int64_t alignment, int64_t size_t_bytes) {
+  int64_t header = (2 * size_t_bytes + alignment - 1) / alignment * alignment;
+  return header + ((n + alignment - 1) & ~(alignment - 1));
+}
+
+TargetFacts workspace_target(int64_t alignment, int word_size) {
+  TargetFacts t = target_with_stack_limit(0);
+  t.workspace_alignment = alignment;
+  t.word_size = word_size;
+  return t;
+}
+
+// The block a float temporary of 9 elements (36 bytes) takes, by alignment and word size.
+TEST(LowerBuiltin, MeasuresBlocksWithTheTargetsAlignmentAndWordSize) {
+  struct Case {
+    int64_t alignment;
+    int word_size;
+    int64_t block_bytes;  // header + payload
+  };
+  const Case cases[] = {
+      {4, 32, 8 + 36},  {8, 32, 8 + 40},  {16, 32, 16 + 48}, {32, 32, 32 + 64},
+      {4, 64, 16 + 36}, {8, 64, 16 + 40}, {16, 64, 16 + 48}, {32, 64, 32 + 64},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE("alignment " + std::to_string(c.alignment) + ", word size " + std::to_string(c.word_size));
+    TargetFacts target = workspace_target(c.alignment, c.word_size);
+    KernelMemory m = measure_kernel_memory(lower_builtin(scaled_copy(9, "global").body, target), target);
+    EXPECT_EQ(m.workspace_bytes, c.block_bytes);
+    EXPECT_EQ(m.workspace_bytes, runtime_block_bytes(36, c.alignment, c.word_size / 8));
+  }
+}
+
+// Nested blocks add up, each exactly as the runtime's macro says, for every payload size
+// around the alignment boundaries.
+TEST(LowerBuiltin, NestedBlocksMeasureAsTheRuntimeFormula) {
+  for (int64_t alignment : {4, 8, 16, 32}) {
+    for (int word_size : {32, 64}) {
+      TargetFacts target = workspace_target(alignment, word_size);
+      for (int64_t outer = 1; outer <= 40; ++outer) {
+        int64_t inner = 41 - outer;
+        Buffer a = make_buffer("A", DataType::Int(8), {outer});
+        Buffer b = make_buffer("B", DataType::Int(8), {inner});
+        Stmt body = allocate(a, allocate(b, store(b, {0}, load(a, {0}))));
+        KernelMemory m = measure_kernel_memory(lower_builtin(body, target), target);
+        EXPECT_EQ(m.workspace_bytes, runtime_block_bytes(outer, alignment, word_size / 8) +
+                                         runtime_block_bytes(inner, alignment, word_size / 8))
+            << "alignment " << alignment << ", word size " << word_size << ", blocks of " << outer << " and " << inner;
+        EXPECT_EQ(m.workspace_bytes, target.workspace_block_bytes(outer) + target.workspace_block_bytes(inner));
+      }
+    }
+  }
+}
+
 // Correctness never depends on the choice: both placements compute the same values.
 TEST(LowerBuiltin, PlacementDoesNotChangeResults) {
   for (int64_t limit : {0, 1 << 20}) {

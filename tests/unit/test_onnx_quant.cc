@@ -12,162 +12,33 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "aot/passes/graph_passes.h"
-#include "lowering/ir/ir_interpreter.h"
-#include "aot/graph/op_registry.h"
-#include "lowering/passes/simplify.h"
 #include "lowering/ir/quant_onnx.h"
 #include "lowering/ir/quantization.h"
+#include "runtime-c/aotc_quant.h"
 #include "runtime-c/aotc_quant_onnx.h"
+#include "tests/unit/one_node.h"
 
-namespace aotc {
-
-void fold_qdq(Graph& g);  // aot/passes/graph_passes.h once the pipeline runs it
-
+namespace aotc::test {
 namespace {
 
-using Shape = std::vector<int64_t>;
 using Attrs = std::map<std::string, AttrValue>;
 
-template <typename T>
-std::vector<uint8_t> to_bytes(const std::vector<T>& values) {
-  std::vector<uint8_t> b(values.size() * sizeof(T));
-  if (!b.empty()) std::memcpy(b.data(), values.data(), b.size());
-  return b;
+// Per-tensor DequantizeLinear / QuantizeLinear with constant parameters.
+template <typename Q>
+TensorId dequantize(GraphBuilder& b, TensorId x, float scale, Q zero_point) {
+  TensorId scale_id = b.constant<float>("scale", {}, {scale}), zero_point_id = b.constant<Q>("zp", {}, {zero_point});
+  return b.node("DequantizeLinear", {x, scale_id, zero_point_id});
 }
-
-template <typename T>
-std::vector<T> from_bytes(const std::vector<uint8_t>& bytes) {
-  std::vector<T> v(bytes.size() / sizeof(T));
-  if (!v.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
-}
-
-template <typename T>
-DataType type_of();
-template <>
-DataType type_of<float>() {
-  return DataType::Float32();
-}
-template <>
-DataType type_of<int8_t>() {
-  return DataType::Int(8);
-}
-template <>
-DataType type_of<uint8_t>() {
-  return DataType::UInt(8);
-}
-template <>
-DataType type_of<int32_t>() {
-  return DataType::Int(32);
-}
-
-// Builds a graph node by node; run() infers shapes, then interprets every kernel in order.
-class GraphBuilder {
- public:
-  GraphBuilder() {
-    g.source_format = "onnx";
-    g.opset = 13;
-  }
-
-  template <typename T>
-  TensorId input(const std::string& name, const Shape& shape, const std::vector<T>& values) {
-    Tensor t;
-    t.name = name;
-    t.dtype = type_of<T>();
-    t.shape = shape;
-    t.shape_known = true;
-    TensorId id = g.add_tensor(t);
-    g.inputs.push_back(id);
-    input_data[id] = to_bytes(values);
-    return id;
-  }
-
-  template <typename T>
-  TensorId constant(const std::string& name, const Shape& shape, const std::vector<T>& values) {
-    return g.add_constant(name, type_of<T>(), shape, to_bytes(values));
-  }
-
-  // A node with one output, returned.
-  TensorId node(const std::string& op, const std::vector<TensorId>& inputs, const Attrs& attrs = {}) {
-    Tensor t;
-    t.name = op + "_out" + std::to_string(g.nodes.size());
-    TensorId out = g.add_tensor(t);
-    Node n;
-    n.name = op + std::to_string(g.nodes.size());
-    n.op = op;
-    n.inputs = inputs;
-    n.outputs = {out};
-    n.attrs = attrs;
-    g.nodes.push_back(n);
-    return out;
-  }
-
-  // Per-tensor DequantizeLinear / QuantizeLinear with constant parameters.
-  template <typename Q>
-  TensorId dequantize(TensorId x, float scale, Q zero_point) {
-    return node("DequantizeLinear", {x, constant<float>("scale", {}, {scale}), constant<Q>("zp", {}, {zero_point})});
-  }
-  template <typename Q>
-  TensorId quantize(TensorId x, float scale, Q zero_point) {
-    return node("QuantizeLinear", {x, constant<float>("scale", {}, {scale}), constant<Q>("zp", {}, {zero_point})});
-  }
-
-  // Runs the graph with output `out`; returns its elements.
-  template <typename T>
-  std::vector<T> run(TensorId out) {
-    g.outputs = {out};
-    infer_shapes(g);
-    return from_bytes<T>(execute().at(out));
-  }
-
-  // Interprets every node of g in order (shapes already inferred).
-  std::map<TensorId, std::vector<uint8_t>> execute() const {
-    std::map<TensorId, std::vector<uint8_t>> memory = input_data;
-    for (const Node& n : g.nodes) {
-      const OpDef* def = find_op(n.op);
-      LoweredOp op = def->lower(LowerContext{g, n, "kernel", TargetFacts{}});
-      std::vector<uint8_t> plain = interpret(op, n, &memory);
-      op.func.body = ir::simplify(op.func.body);
-      EXPECT_EQ(interpret(op, n, &memory), plain) << "Simplify changed the result of " << n.label();
-      memory[n.outputs[0]] = plain;
-    }
-    return memory;
-  }
-
-  Graph g;
-  std::map<TensorId, std::vector<uint8_t>> input_data;
-
- private:
-  std::vector<uint8_t> interpret(const LoweredOp& op, const Node& n,
-                                 std::map<TensorId, std::vector<uint8_t>>* memory) const {
-    std::map<TensorId, std::vector<uint8_t>> local = *memory;
-    local[n.outputs[0]] = std::vector<uint8_t>(static_cast<size_t>(g.tensor(n.outputs[0]).size_bytes()), 0xAB);
-    std::vector<ir::BufferBinding> bindings;
-    for (size_t i = 0; i < op.args.size(); ++i) {
-      const Tensor& t = g.tensor(op.args[i]);
-      if (t.is_constant()) local[op.args[i]] = *t.data;
-      bindings.push_back({op.func.params[i], local.at(op.args[i]).data()});
-    }
-    EXPECT_EQ(ir::interpret(op.func, bindings), 0);
-    return local[n.outputs[0]];
-  }
-};
-
-template <typename T>
-std::vector<T> random_values(size_t n, int lo, int hi, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(dist(rng));
-  return v;
+template <typename Q>
+TensorId quantize(GraphBuilder& b, TensorId x, float scale, Q zero_point) {
+  TensorId scale_id = b.constant<float>("scale", {}, {scale}), zero_point_id = b.constant<Q>("zp", {}, {zero_point});
+  return b.node("QuantizeLinear", {x, scale_id, zero_point_id});
 }
 
 // A positive float32 scale with a random significand: like a calibrated scale.
@@ -180,16 +51,6 @@ int64_t round_product(int64_t acc, float factor) {
 }
 
 int64_t saturate(int64_t v, int64_t lo, int64_t hi) { return std::min(hi, std::max(lo, v)); }
-
-std::string infer_error(GraphBuilder& b, TensorId out) {
-  b.g.outputs = {out};
-  try {
-    infer_shapes(b.g);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // ---------------------------------------------------------------- runtime rounding
 
@@ -223,11 +84,11 @@ TEST(OnnxRounding, RoundShiftHalfToEvenMatchesTheDefinition) {
 }
 
 TEST(OnnxRounding, RequantizeSaturatesToInt32) {
-  EXPECT_EQ(onnx_requantize(std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::max(), 0),
+  EXPECT_EQ(aotc_onnx_requantize(std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::max(), 0),
             std::numeric_limits<int32_t>::max());
-  EXPECT_EQ(onnx_requantize(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 0),
+  EXPECT_EQ(aotc_onnx_requantize(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 0),
             std::numeric_limits<int32_t>::min());
-  EXPECT_EQ(onnx_requantize_sum(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(),
+  EXPECT_EQ(aotc_onnx_requantize_sum(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(),
                                 std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 62),
             -2);  // -(2^63 - 2^32) / 2^62, the largest sum, without overflow
 }
@@ -267,7 +128,7 @@ TEST(OnnxRounding, RequantizeIsTheRoundedRealProduct) {
     ExactMultiplier m = exact_multiplier(factor);
     int64_t want =
         saturate(round_product(acc, factor), std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
-    ASSERT_EQ(onnx_requantize(acc, m.multiplier, m.shift), want) << acc << " * " << factor;
+    ASSERT_EQ(aotc_onnx_requantize(acc, m.multiplier, m.shift), want) << acc << " * " << factor;
   }
 }
 
@@ -279,9 +140,9 @@ TEST(OnnxRounding, TiesGoToEvenUnlikeTheTfliteMultiplier) {
   QuantizedMultiplier tflite = quantize_multiplier(0.5);
   int disagreements = 0;
   for (int32_t acc = -1000; acc <= 1000; ++acc) {
-    int32_t got = onnx_requantize(acc, onnx.multiplier, onnx.shift);
+    int32_t got = aotc_onnx_requantize(acc, onnx.multiplier, onnx.shift);
     EXPECT_EQ(got, round_product(acc, 0.5f));
-    if (got != mul_by_quantized_multiplier(acc, tflite.multiplier, tflite.shift)) {
+    if (got != aotc_mul_by_quantized_multiplier(acc, tflite.multiplier, tflite.shift)) {
       ++disagreements;
       EXPECT_EQ((acc - 1) % 4, 0) << acc;  // acc / 2 = 2j + 1/2: TFLite gives 2j + 1, ONNX 2j
     }
@@ -310,7 +171,7 @@ TEST(OnnxRounding, CommonShiftMultipliersAreExactForComparableFactors) {
 TEST(QuantizeLinear, RoundsHalfToEvenAndSaturates) {
   GraphBuilder b;
   TensorId x = b.input<float>("x", {8}, {0.0f, 2.0f, 3.0f, 1000.0f, -254.0f, -1000.0f, 5.0f, -3.0f});
-  std::vector<uint8_t> y = b.run<uint8_t>(b.quantize<uint8_t>(x, 2.0f, 128));
+  std::vector<uint8_t> y = b.run<uint8_t>(quantize<uint8_t>(b, x, 2.0f, 128));
   EXPECT_EQ(y, (std::vector<uint8_t>{128, 129, 130, 255, 1, 0, 130, 126}));
 }
 
@@ -334,7 +195,7 @@ TEST(QuantizeLinear, WithoutZeroPointIsUint8) {
 TEST(DequantizeLinear, PerTensorPerAxisAndInt32) {
   GraphBuilder b;
   TensorId x = b.input<uint8_t>("x", {4}, {0, 3, 128, 255});
-  EXPECT_EQ(b.run<float>(b.dequantize<uint8_t>(x, 2.0f, 128)), (std::vector<float>{-256, -250, 0, 254}));
+  EXPECT_EQ(b.run<float>(dequantize<uint8_t>(b, x, 2.0f, 128)), (std::vector<float>{-256, -250, 0, 254}));
 
   GraphBuilder axis;
   TensorId q = axis.input<int8_t>("q", {1, 2, 2}, {-128, 127, 0, 5});
@@ -353,18 +214,18 @@ TEST(DequantizeLinear, RejectsRuntimeScalesAndMismatchedParameters) {
   GraphBuilder runtime;
   TensorId x = runtime.input<int8_t>("x", {4}, {1, 2, 3, 4});
   TensorId s = runtime.input<float>("s", {}, {1.0f});
-  EXPECT_NE(infer_error(runtime, runtime.node("DequantizeLinear", {x, s})).find("must be a constant"),
+  EXPECT_NE(runtime.error(runtime.node("DequantizeLinear", {x, s})).find("must be a constant"),
             std::string::npos);
 
   GraphBuilder mismatch;
   TensorId q = mismatch.input<int8_t>("q", {2, 3}, {1, 2, 3, 4, 5, 6});
   TensorId y = mismatch.node("DequantizeLinear", {q, mismatch.constant<float>("s", {2}, {1.0f, 2.0f})});
-  EXPECT_NE(infer_error(mismatch, y).find("expected a scalar or [3] for axis 1"), std::string::npos);
+  EXPECT_NE(mismatch.error(y).find("expected a scalar or [3] for axis 1"), std::string::npos);
 
   GraphBuilder zp_type;
   TensorId u = zp_type.input<uint8_t>("u", {2}, {1, 2});
-  TensorId z = zp_type.dequantize<int8_t>(u, 1.0f, 0);
-  EXPECT_NE(infer_error(zp_type, z).find("is int8 but the quantized values are uint8"), std::string::npos);
+  TensorId z = dequantize<int8_t>(zp_type, u, 1.0f, 0);
+  EXPECT_NE(zp_type.error(z).find("is int8 but the quantized values are uint8"), std::string::npos);
 }
 
 // ---------------------------------------------------------------- QLinearConv
@@ -419,15 +280,15 @@ TEST_P(QLinearConvTest, IsTheRoundedRealConvolution) {
   int64_t x_size = 1, w_size = 1;
   for (int64_t d : c.x_shape) x_size *= d;
   for (int64_t d : c.w_shape) w_size *= d;
-  std::vector<uint8_t> x = random_values<uint8_t>(static_cast<size_t>(x_size), 0, 255, rng());
-  std::vector<int8_t> w = random_values<int8_t>(static_cast<size_t>(w_size), -127, 127, rng());
+  std::vector<uint8_t> x = random_ints<uint8_t>(static_cast<size_t>(x_size), 0, 255, rng());
+  std::vector<int8_t> w = random_ints<int8_t>(static_cast<size_t>(w_size), -127, 127, rng());
   size_t channels = c.per_channel ? static_cast<size_t>(c.w_shape[0]) : 1;
   std::vector<float> w_scales;
   std::vector<int8_t> w_zps;
   for (size_t i = 0; i < channels; ++i) w_scales.push_back(random_scale(rng, 0.001f, 0.02f));
   for (size_t i = 0; i < channels; ++i) w_zps.push_back(static_cast<int8_t>(static_cast<int>(rng() % 7) - 3));
   std::vector<int32_t> bias =
-      c.bias ? random_values<int32_t>(static_cast<size_t>(c.w_shape[0]), -3000, 3000, rng()) : std::vector<int32_t>{};
+      c.bias ? random_ints<int32_t>(static_cast<size_t>(c.w_shape[0]), -3000, 3000, rng()) : std::vector<int32_t>{};
   float x_scale = random_scale(rng, 0.01f, 0.05f), y_scale = random_scale(rng, 0.02f, 0.2f);
   uint8_t x_zp = 131;
   int8_t y_zp = -7;
@@ -454,7 +315,7 @@ TEST_P(QLinearConvTest, IsTheRoundedRealConvolution) {
   std::vector<int> wz_ints(w_zps.begin(), w_zps.end());
   std::vector<int8_t> want = reference_qlinear_conv<uint8_t, int8_t, int8_t>(
       c, x, x_scale, x_zp, w, w_scales, wz_ints, bias, y_scale, y_zp, -128, 127, &want_shape);
-  EXPECT_EQ(b.g.tensor(y).shape, want_shape);
+  EXPECT_EQ(b.graph.tensor(y).shape, want_shape);
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(int(got[i]), int(want[i])) << "element " << i;
 }
@@ -499,7 +360,7 @@ TEST(QLinearConv, RequiresConstantQuantizationParameters) {
                              b.constant<int8_t>("xz", {}, {0}), b.constant<int8_t>("w", {1, 1, 1, 1}, {1}),
                              b.constant<float>("ws", {}, {1.0f}), b.constant<int8_t>("wz", {}, {0}),
                              b.constant<float>("ys", {}, {1.0f}), b.constant<int8_t>("yz", {}, {0})});
-  EXPECT_NE(infer_error(b, y).find("scale 'xs' must be a constant"), std::string::npos);
+  EXPECT_NE(b.error(y).find("scale 'xs' must be a constant"), std::string::npos);
 }
 
 // ---------------------------------------------------------------- QLinearMatMul
@@ -509,8 +370,8 @@ TEST(QLinearConv, RequiresConstantQuantizationParameters) {
 TEST(QLinearMatMul, PerRowPerColumnWithBiasIsTheRoundedRealProduct) {
   std::mt19937 rng(21);
   const int64_t batch = 2, m = 3, k = 5, n = 4;
-  std::vector<int8_t> a = random_values<int8_t>(batch * m * k, -128, 127, rng());
-  std::vector<uint8_t> bq = random_values<uint8_t>(k * n, 0, 255, rng());
+  std::vector<int8_t> a = random_ints<int8_t>(batch * m * k, -128, 127, rng());
+  std::vector<uint8_t> bq = random_ints<uint8_t>(k * n, 0, 255, rng());
   std::vector<float> a_scales, b_scales;
   std::vector<int8_t> a_zps;
   std::vector<uint8_t> b_zps;
@@ -518,7 +379,7 @@ TEST(QLinearMatMul, PerRowPerColumnWithBiasIsTheRoundedRealProduct) {
     a_scales.push_back(random_scale(rng, 0.01f, 0.1f)), a_zps.push_back(static_cast<int8_t>(i - 1));
   for (int i = 0; i < n; ++i)
     b_scales.push_back(random_scale(rng, 0.01f, 0.1f)), b_zps.push_back(static_cast<uint8_t>(120 + i));
-  std::vector<int32_t> bias = random_values<int32_t>(n, -500, 500, rng());
+  std::vector<int32_t> bias = random_ints<int32_t>(n, -500, 500, rng());
   float y_scale = 0.07f;
   uint8_t y_zp = 100;
 
@@ -529,7 +390,7 @@ TEST(QLinearMatMul, PerRowPerColumnWithBiasIsTheRoundedRealProduct) {
                                         g.constant<float>("ys", {}, {y_scale}), g.constant<uint8_t>("yz", {}, {y_zp}),
                                         g.constant<int32_t>("bias", {n}, bias)});
   std::vector<uint8_t> got = g.run<uint8_t>(y);
-  EXPECT_EQ(g.g.tensor(y).shape, (Shape{batch, m, n}));
+  EXPECT_EQ(g.graph.tensor(y).shape, (Shape{batch, m, n}));
   for (int64_t bi = 0; bi < batch; ++bi)
     for (int64_t r = 0; r < m; ++r)
       for (int64_t c = 0; c < n; ++c) {
@@ -557,8 +418,8 @@ TEST(QLinearMatMul, OnnxExample) {
 
 TEST(QLinearAdd, IsTheRoundedRealSumWithBroadcasting) {
   std::mt19937 rng(31);
-  std::vector<int8_t> a = random_values<int8_t>(2 * 3 * 4, -128, 127, rng());
-  std::vector<uint8_t> b = random_values<uint8_t>(4, 0, 255, rng());
+  std::vector<int8_t> a = random_ints<int8_t>(2 * 3 * 4, -128, 127, rng());
+  std::vector<uint8_t> b = random_ints<uint8_t>(4, 0, 255, rng());
   float as = 0.037f, bs = 0.011f, ys = 0.05f;
   GraphBuilder g;
   TensorId y = g.node("aotc.QLinearAdd", {g.input<int8_t>("a", {2, 3, 4}, a), g.constant<float>("as", {}, {as}),
@@ -576,6 +437,13 @@ TEST(QLinearAdd, IsTheRoundedRealSumWithBroadcasting) {
 
 // ---------------------------------------------------------------- fold_qdq
 
+// Random int8 weights of `shape` (symmetric, as quantizers make them), dequantized per
+// tensor with `scale`.
+TensorId int8_weights(GraphBuilder& b, const Shape& shape, float scale, uint32_t seed) {
+  std::vector<int8_t> values = random_ints<int8_t>(static_cast<size_t>(element_count(shape)), -127, 127, seed);
+  return dequantize<int8_t>(b, b.constant<int8_t>("w", shape, values), scale, 0);
+}
+
 // Ops of the graph's nodes, in order.
 std::vector<std::string> ops(const Graph& g) {
   std::vector<std::string> names;
@@ -588,11 +456,11 @@ std::vector<std::string> ops(const Graph& g) {
 template <typename T>
 void expect_fold(GraphBuilder& b, TensorId out, const std::vector<std::string>& expected_ops,
                  size_t max_one_step_differences = 0) {
-  b.g.outputs = {out};
-  infer_shapes(b.g);
+  b.graph.outputs = {out};
+  infer_shapes(b.graph);
   std::vector<T> unfolded = from_bytes<T>(b.execute().at(out));
-  fold_qdq(b.g);
-  EXPECT_EQ(ops(b.g), expected_ops);
+  fold_qdq(b.graph);
+  EXPECT_EQ(ops(b.graph), expected_ops);
   std::vector<T> folded = from_bytes<T>(b.execute().at(out));
   ASSERT_EQ(folded.size(), unfolded.size());
   size_t differences = 0;
@@ -607,75 +475,73 @@ void expect_fold(GraphBuilder& b, TensorId out, const std::vector<std::string>& 
 TEST(FoldQdq, ConvWithPerChannelWeightsBiasAndRelu) {
   std::mt19937 rng(41);
   GraphBuilder b;
-  TensorId x = b.input<int8_t>("x", {1, 4, 6, 6}, random_values<int8_t>(144, -128, 127, rng()));
+  TensorId x = b.input<int8_t>("x", {1, 4, 6, 6}, random_ints<int8_t>(144, -128, 127, rng()));
   float x_scale = 0.031f;
   std::vector<float> w_scales = {0.004f, 0.0071f, 0.0013f};
   std::vector<float> bias_scales;
   for (float s : w_scales) bias_scales.push_back(x_scale * s);
   TensorId w = b.node("DequantizeLinear",
-                      {b.constant<int8_t>("w", {3, 4, 3, 3}, random_values<int8_t>(108, -127, 127, rng())),
+                      {b.constant<int8_t>("w", {3, 4, 3, 3}, random_ints<int8_t>(108, -127, 127, rng())),
                        b.constant<float>("ws", {3}, w_scales), b.constant<int8_t>("wz", {3}, {0, 0, 0})},
                       {{"axis", int64_t{0}}});
   TensorId bias = b.node("DequantizeLinear",
                          {b.constant<int32_t>("b", {3}, {-900, 40, 2500}), b.constant<float>("bs", {3}, bias_scales)},
                          {{"axis", int64_t{0}}});
   TensorId conv =
-      b.node("Conv", {b.dequantize<int8_t>(x, x_scale, 5), w, bias}, {{"pads", std::vector<int64_t>(4, 1)}});
-  TensorId y = b.quantize<uint8_t>(b.node("Relu", {conv}), 0.023f, 3);
+      b.node("Conv", {dequantize<int8_t>(b, x, x_scale, 5), w, bias}, {{"pads", std::vector<int64_t>(4, 1)}});
+  TensorId y = quantize<uint8_t>(b, b.node("Relu", {conv}), 0.023f, 3);
   expect_fold<uint8_t>(b, y, {"QLinearConv"});
-  const Node& folded = b.g.nodes[0];
+  const Node& folded = b.graph.nodes[0];
   EXPECT_EQ(folded.attr_int("aotc.clamp_min", -1), 3);   // Q(0) = the zero point
-  EXPECT_EQ(b.g.tensor(folded.inputs.at(8)).name, "b");  // the int32 bias as it was
+  EXPECT_EQ(b.graph.tensor(folded.inputs.at(8)).name, "b");  // the int32 bias as it was
 }
 
 // Two layers: the Q -> DQ between them disappears; Clip(0, 6) becomes a clamp.
 TEST(FoldQdq, ChainOfConvolutionsWithClip) {
   std::mt19937 rng(42);
   GraphBuilder b;
-  TensorId x = b.input<uint8_t>("x", {1, 2, 5, 5}, random_values<uint8_t>(50, 0, 255, rng()));
-  TensorId h = b.dequantize<uint8_t>(x, 0.02f, 128);
+  TensorId x = b.input<uint8_t>("x", {1, 2, 5, 5}, random_ints<uint8_t>(50, 0, 255, rng()));
+  TensorId h = dequantize<uint8_t>(b, x, 0.02f, 128);
   for (int layer = 0; layer < 2; ++layer) {
-    TensorId w = b.dequantize<int8_t>(
-        b.constant<int8_t>("w", {2, 2, 3, 3}, random_values<int8_t>(36, -127, 127, rng())), 0.011f, 0);
+    TensorId w = int8_weights(b, {2, 2, 3, 3}, 0.011f, rng());
     TensorId conv = b.node("Conv", {h, w}, {{"pads", std::vector<int64_t>(4, 1)}});
     TensorId clipped = b.node("Clip", {conv, b.constant<float>("lo", {}, {0.0f}), b.constant<float>("hi", {}, {6.0f})});
-    TensorId q = b.quantize<uint8_t>(clipped, 0.03f, 0);
-    h = layer == 0 ? b.dequantize<uint8_t>(q, 0.03f, 0) : q;
+    TensorId q = quantize<uint8_t>(b, clipped, 0.03f, 0);
+    h = layer == 0 ? dequantize<uint8_t>(b, q, 0.03f, 0) : q;
   }
   expect_fold<uint8_t>(b, h, {"QLinearConv", "QLinearConv"});
-  EXPECT_EQ(b.g.nodes[1].inputs[0], b.g.nodes[0].outputs[0]);   // reads the uint8 tensor
-  EXPECT_EQ(b.g.nodes[1].attr_int("aotc.clamp_max", -1), 200);  // Q(6) = 6 / 0.03
+  EXPECT_EQ(b.graph.nodes[1].inputs[0], b.graph.nodes[0].outputs[0]);   // reads the uint8 tensor
+  EXPECT_EQ(b.graph.nodes[1].attr_int("aotc.clamp_max", -1), 200);  // Q(6) = 6 / 0.03
 }
 
 TEST(FoldQdq, GemmWithTransposedWeightsAndFloatBias) {
   std::mt19937 rng(43);
   GraphBuilder b;
-  TensorId a = b.input<int8_t>("a", {3, 8}, random_values<int8_t>(24, -128, 127, rng()));
-  TensorId w =
-      b.dequantize<int8_t>(b.constant<int8_t>("w", {5, 8}, random_values<int8_t>(40, -127, 127, rng())), 0.01f, 0);
+  TensorId a = b.input<int8_t>("a", {3, 8}, random_ints<int8_t>(24, -128, 127, rng()));
+  TensorId w = int8_weights(b, {5, 8}, 0.01f, rng());
   // A float bias is rounded to the accumulator's scale 0.04 * 0.01.
   TensorId c = b.constant<float>("c", {5}, {0.1f, -0.25f, 0.0f, 1.0f, 0.3337f});
-  TensorId gemm = b.node("Gemm", {b.dequantize<int8_t>(a, 0.04f, -1), w, c}, {{"transB", int64_t{1}}});
-  TensorId y = b.quantize<int8_t>(gemm, 0.05f, 0);
+  TensorId gemm = b.node("Gemm", {dequantize<int8_t>(b, a, 0.04f, -1), w, c}, {{"transB", int64_t{1}}});
+  TensorId y = quantize<int8_t>(b, gemm, 0.05f, 0);
   expect_fold<int8_t>(b, y, {"QLinearMatMul"});
-  const Node& folded = b.g.nodes[0];
-  EXPECT_EQ(b.g.tensor(folded.inputs[3]).shape, (Shape{8, 5}));
-  std::vector<int64_t> bias = b.g.tensor(folded.inputs.at(8)).ints();
+  const Node& folded = b.graph.nodes[0];
+  EXPECT_EQ(b.graph.tensor(folded.inputs[3]).shape, (Shape{8, 5}));
+  std::vector<int64_t> bias = b.graph.tensor(folded.inputs.at(8)).ints();
   EXPECT_EQ(bias, (std::vector<int64_t>{250, -625, 0, 2500, 834}));
 }
 
 TEST(FoldQdq, MatMulPerColumnAndAdd) {
   std::mt19937 rng(44);
   GraphBuilder b;
-  TensorId a = b.input<uint8_t>("a", {2, 3, 6}, random_values<uint8_t>(36, 0, 255, rng()));
+  TensorId a = b.input<uint8_t>("a", {2, 3, 6}, random_ints<uint8_t>(36, 0, 255, rng()));
   TensorId w = b.node("DequantizeLinear",
-                      {b.constant<int8_t>("w", {6, 4}, random_values<int8_t>(24, -127, 127, rng())),
+                      {b.constant<int8_t>("w", {6, 4}, random_ints<int8_t>(24, -127, 127, rng())),
                        b.constant<float>("ws", {4}, {0.01f, 0.02f, 0.013f, 0.007f})},
                       {{"axis", int64_t{1}}});
-  TensorId product = b.quantize<int8_t>(b.node("MatMul", {b.dequantize<uint8_t>(a, 0.015f, 120), w}), 0.04f, 1);
+  TensorId product = quantize<int8_t>(b, b.node("MatMul", {dequantize<uint8_t>(b, a, 0.015f, 120), w}), 0.04f, 1);
   TensorId other = b.input<int8_t>("other", {4}, {-100, -1, 0, 99});
-  TensorId sum = b.node("Add", {b.dequantize<int8_t>(product, 0.04f, 1), b.dequantize<int8_t>(other, 0.017f, -2)});
-  TensorId y = b.quantize<int8_t>(sum, 0.06f, -4);
+  TensorId sum = b.node("Add", {dequantize<int8_t>(b, product, 0.04f, 1), dequantize<int8_t>(b, other, 0.017f, -2)});
+  TensorId y = quantize<int8_t>(b, sum, 0.06f, -4);
   expect_fold<int8_t>(b, y, {"QLinearMatMul", "aotc.QLinearAdd"});
 }
 
@@ -683,13 +549,12 @@ TEST(FoldQdq, MatMulPerColumnAndAdd) {
 TEST(FoldQdq, LeavesUnsupportedPatternsAlone) {
   std::mt19937 rng(45);
   GraphBuilder b;
-  TensorId a = b.input<int8_t>("a", {2, 4}, random_values<int8_t>(8, -128, 127, rng()));
-  TensorId w =
-      b.dequantize<int8_t>(b.constant<int8_t>("w", {4, 3}, random_values<int8_t>(12, -127, 127, rng())), 0.01f, 0);
-  TensorId gemm = b.node("Gemm", {b.dequantize<int8_t>(a, 0.04f, 0), w}, {{"alpha", 0.5}});
-  TensorId y = b.quantize<int8_t>(gemm, 0.05f, 0);
+  TensorId a = b.input<int8_t>("a", {2, 4}, random_ints<int8_t>(8, -128, 127, rng()));
+  TensorId w = int8_weights(b, {4, 3}, 0.01f, rng());
+  TensorId gemm = b.node("Gemm", {dequantize<int8_t>(b, a, 0.04f, 0), w}, {{"alpha", 0.5}});
+  TensorId y = quantize<int8_t>(b, gemm, 0.05f, 0);
   expect_fold<int8_t>(b, y, {"DequantizeLinear", "DequantizeLinear", "Gemm", "QuantizeLinear"});
 }
 
 }  // namespace
-}  // namespace aotc
+}  // namespace aotc::test

@@ -1,37 +1,20 @@
 // Tests of the lowerings in lowering/ops/{normalization,shape_ops,softmax,pad}.cc.
 //
 // Each test builds a one-node graph, runs the operator's shape function and lowering,
-// evaluates the kernel with the IR interpreter (which checks every buffer index), and
-// compares with values computed here by plain loops written from the ONNX definitions,
-// not from the lowerings. Shape-only operators (Flatten, Reshape) and the error cases
-// check the shape functions directly.
+// evaluates the kernel with the IR interpreter (which checks every buffer index), as
+// lowered and after Simplify, and compares with values computed here by plain loops
+// written from the ONNX definitions, not from the lowerings. Shape-only operators
+// (Flatten, Reshape) and the error cases check the shape functions directly.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
-#include <functional>
-#include <map>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "aot/graph/graph.h"
-#include "lowering/ir/ir_interpreter.h"
-#include "aot/graph/op_registry.h"
+#include "tests/unit/one_node.h"
 
-namespace aotc {
+namespace aotc::test {
 namespace {
-
-using Shape = std::vector<int64_t>;
-using Index = std::vector<int64_t>;
-
-// ---------------------------------------------------------------- N-d helpers
-
-int64_t element_count(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
 
 int64_t flat_index(const Shape& shape, const Index& index) {
   int64_t flat = 0;
@@ -39,125 +22,14 @@ int64_t flat_index(const Shape& shape, const Index& index) {
   return flat;
 }
 
-// Calls `visit` with every index of `shape` in row-major order.
-void for_each_index(const Shape& shape, const std::function<void(const Index&)>& visit) {
-  Index index(shape.size(), 0);
-  for (int64_t n = 0; n < element_count(shape); ++n) {
-    visit(index);
-    for (size_t d = shape.size(); d-- > 0;) {
-      if (++index[d] < shape[d]) break;
-      index[d] = 0;
-    }
-  }
-}
-
-std::vector<float> random_values(int64_t count, float scale = 1.0f, unsigned seed = 7) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(-scale, scale);
-  std::vector<float> values(static_cast<size_t>(count));
-  for (float& v : values) v = uniform(generator);
-  return values;
-}
-
-std::vector<uint8_t> int64_bytes(const std::vector<int64_t>& values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(int64_t));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
-std::vector<uint8_t> float_bytes(const std::vector<float>& values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(float));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
-// ---------------------------------------------------------------- one-node graphs
-
-// A graph holding one node under test, with the run-time values of its non-constant inputs.
-class OneNodeGraph {
- public:
-  explicit OneNodeGraph(const std::string& op, int64_t opset = 13) {
-    graph_.source_format = "onnx";
-    graph_.opset = opset;
-    node_.op = op;
-  }
-
-  // A run-time float32 input with the given values.
-  TensorId input(const Shape& shape, std::vector<float> values) {
-    TensorId id = add_tensor("in" + std::to_string(graph_.tensors.size()), shape);
-    runtime_values_[id] = std::move(values);
-    node_.inputs.push_back(id);
-    return id;
-  }
-  void constant_floats(const Shape& shape, const std::vector<float>& values) {
-    node_.inputs.push_back(graph_.add_constant(next_name(), DataType::Float32(), shape, float_bytes(values)));
-  }
-  void constant_ints(const std::vector<int64_t>& values) {
-    Shape shape = {static_cast<int64_t>(values.size())};
-    node_.inputs.push_back(graph_.add_constant(next_name(), DataType::Int(64), shape, int64_bytes(values)));
-  }
-  void omitted_input() { node_.inputs.push_back(kNoTensor); }
-  void extra_output() { node_.outputs.push_back(graph_.add_tensor(Tensor{next_name(), DataType::Float32()})); }
-  Node& node() { return node_; }
-
-  // Runs the shape function; returns the output shape.
-  Shape infer() {
-    ensure_output();
-    find_op(node_.op)->infer(graph_, node_);
-    return graph_.tensor(node_.outputs[0]).shape;
-  }
-
-  // The message of the CompileError that inference or lowering throws ("" if none).
-  std::string error() {
-    try {
-      infer();
-      find_op(node_.op)->lower(LowerContext{graph_, node_, "under_test", TargetFacts{}});
-    } catch (const CompileError& e) {
-      return e.what();
-    }
-    return "";
-  }
-
-  // Infers, lowers and interprets the node; returns output 0.
-  std::vector<float> run() {
-    infer();
-    LoweredOp lowered = find_op(node_.op)->lower(LowerContext{graph_, node_, "under_test", TargetFacts{}});
-    TensorId output = node_.outputs[0];
-    runtime_values_[output].assign(static_cast<size_t>(graph_.tensor(output).num_elements()), std::nanf(""));
-    std::vector<ir::BufferBinding> bindings;
-    for (size_t i = 0; i < lowered.args.size(); ++i) {
-      TensorId id = lowered.args[i];
-      void* data = runtime_values_.count(id) ? static_cast<void*>(runtime_values_[id].data())
-                                             : static_cast<void*>(graph_.tensor(id).data->data());
-      bindings.push_back({lowered.func.params[i], data});
-    }
-    EXPECT_EQ(ir::interpret(lowered.func, bindings), 0);
-    return runtime_values_[output];
-  }
-
- private:
-  std::string next_name() { return "t" + std::to_string(graph_.tensors.size()); }
-  TensorId add_tensor(const std::string& name, const Shape& shape) {
-    Tensor t{name, DataType::Float32(), shape, true};
-    return graph_.add_tensor(t);
-  }
-  void ensure_output() {
-    if (node_.outputs.empty()) node_.outputs.push_back(graph_.add_tensor(Tensor{"out", DataType::Float32()}));
-  }
-
-  Graph graph_;
-  Node node_;
-  std::map<TensorId, std::vector<float>> runtime_values_;
-};
-
 void expect_near_all(const std::vector<float>& got, const std::vector<float>& expected, float rtol = 1e-5f) {
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], expected[i], 1e-6f + rtol * std::fabs(expected[i])) << "element " << i;
 }
 
-void expect_error_contains(OneNodeGraph& graph, const std::string& text) {
-  std::string message = graph.error();
+void expect_error_contains(OneNode& node, const std::string& text) {
+  std::string message = node.error();
   EXPECT_NE(message.find(text), std::string::npos) << "error was: '" << message << "'";
 }
 
@@ -171,12 +43,12 @@ std::vector<float> reference_softmax(const Shape& shape, const std::vector<float
     return true;
   };
   std::vector<float> y(x.size());
-  for_each_index(shape, [&](const Index& i) {
+  for_each_index(shape, [&](const Index& i, size_t) {
     double largest = -INFINITY, sum = 0;
-    for_each_index(shape, [&](const Index& j) {
+    for_each_index(shape, [&](const Index& j, size_t) {
       if (same_group(i, j)) largest = std::max<double>(largest, x[flat_index(shape, j)]);
     });
-    for_each_index(shape, [&](const Index& j) {
+    for_each_index(shape, [&](const Index& j, size_t) {
       if (same_group(i, j)) sum += std::exp(x[flat_index(shape, j)] - largest);
     });
     y[flat_index(shape, i)] = static_cast<float>(std::exp(x[flat_index(shape, i)] - largest) / sum);
@@ -185,15 +57,15 @@ std::vector<float> reference_softmax(const Shape& shape, const std::vector<float
 }
 
 std::vector<float> run_softmax(int64_t opset, const Shape& shape, const std::vector<float>& x, const int64_t* axis) {
-  OneNodeGraph graph("Softmax", opset);
+  OneNode graph("Softmax", opset);
   graph.input(shape, x);
-  if (axis) graph.node().attrs["axis"] = *axis;
+  if (axis) graph.attr("axis", *axis);
   return graph.run();
 }
 
 TEST(SoftmaxLowering, Opset13NormalizesAlongOneAxis) {
   Shape shape = {2, 3, 4};
-  std::vector<float> x = random_values(24, 5.0f);
+  std::vector<float> x = random_floats(24, 7, 5.0f);
   for (int64_t axis : {0, 1, 2, -1, -3}) {
     SCOPED_TRACE("axis " + std::to_string(axis));
     std::vector<bool> normalized(3, false);
@@ -205,7 +77,7 @@ TEST(SoftmaxLowering, Opset13NormalizesAlongOneAxis) {
 
 TEST(SoftmaxLowering, BeforeOpset13NormalizesTheFlattenedTrailingBlock) {
   Shape shape = {2, 3, 4};
-  std::vector<float> x = random_values(24, 5.0f);
+  std::vector<float> x = random_floats(24, 7, 5.0f);
   for (int64_t axis : {0, 1, 2, -2}) {
     SCOPED_TRACE("axis " + std::to_string(axis));
     std::vector<bool> normalized(3, false);
@@ -225,9 +97,9 @@ TEST(SoftmaxLowering, LargeInputsDoNotOverflow) {
 }
 
 TEST(SoftmaxLowering, RejectsBadAxis) {
-  OneNodeGraph graph("Softmax");
-  graph.input({2, 3}, random_values(6));
-  graph.node().attrs["axis"] = int64_t{2};
+  OneNode graph("Softmax");
+  graph.input({2, 3}, random_floats(6, 7));
+  graph.attr("axis", int64_t{2});
   expect_error_contains(graph, "axis 2 is out of range");
 }
 
@@ -236,20 +108,20 @@ TEST(SoftmaxLowering, RejectsBadAxis) {
 TEST(BatchNormLowering, MatchesTheDefinitionPerChannel) {
   for (Shape shape : {Shape{2, 3}, Shape{2, 3, 5}, Shape{1, 3, 2, 4}}) {
     SCOPED_TRACE(shape_str(shape));
-    std::vector<float> x = random_values(element_count(shape), 3.0f, 1);
-    std::vector<float> scale = random_values(3, 2.0f, 2), bias = random_values(3, 1.0f, 3);
-    std::vector<float> mean = random_values(3, 1.0f, 4), var = {0.5f, 1.5f, 0.01f};
+    std::vector<float> x = random_floats(element_count(shape), 1, 3.0f);
+    std::vector<float> scale = random_floats(3, 2, 2.0f), bias = random_floats(3, 3);
+    std::vector<float> mean = random_floats(3, 4), var = {0.5f, 1.5f, 0.01f};
     const float epsilon = 1e-3f;
-    OneNodeGraph graph("BatchNormalization", 15);
+    OneNode graph("BatchNormalization", 15);
     graph.input(shape, x);
-    graph.constant_floats({3}, scale);
+    graph.constant({3}, scale);
     graph.input({3}, bias);  // statistics may be run-time inputs, too
-    graph.constant_floats({3}, mean);
+    graph.constant({3}, mean);
     graph.input({3}, var);
-    graph.node().attrs["epsilon"] = double{epsilon};
+    graph.attr("epsilon", double{epsilon});
 
     std::vector<float> expected(x.size());
-    for_each_index(shape, [&](const Index& i) {
+    for_each_index(shape, [&](const Index& i, size_t) {
       size_t c = static_cast<size_t>(i[1]);
       int64_t at = flat_index(shape, i);
       expected[at] = (x[at] - mean[c]) / std::sqrt(var[c] + epsilon) * scale[c] + bias[c];
@@ -258,28 +130,28 @@ TEST(BatchNormLowering, MatchesTheDefinitionPerChannel) {
   }
 }
 
-OneNodeGraph batch_norm_graph() {
-  OneNodeGraph graph("BatchNormalization", 15);
-  graph.input({1, 2, 2}, random_values(4));
-  for (int i = 0; i < 4; ++i) graph.constant_floats({2}, {1.0f, 1.0f});
+OneNode batch_norm_graph() {
+  OneNode graph("BatchNormalization", 15);
+  graph.input({1, 2, 2}, random_floats(4, 7));
+  for (int i = 0; i < 4; ++i) graph.constant({2}, {1.0f, 1.0f});
   return graph;
 }
 
 TEST(BatchNormLowering, RejectsTrainingMode) {
-  OneNodeGraph training = batch_norm_graph();
-  training.node().attrs["training_mode"] = int64_t{1};
+  OneNode training = batch_norm_graph();
+  training.attr("training_mode", int64_t{1});
   expect_error_contains(training, "training_mode=1 is not supported");
 
-  OneNodeGraph running_statistics = batch_norm_graph();
+  OneNode running_statistics = batch_norm_graph();
   running_statistics.infer();
-  running_statistics.extra_output();
+  running_statistics.extra_output(false);
   expect_error_contains(running_statistics, "only produced in training mode");
 }
 
 TEST(BatchNormLowering, RejectsStatisticsOfTheWrongShape) {
-  OneNodeGraph graph("BatchNormalization", 15);
-  graph.input({1, 2, 2}, random_values(4));
-  for (int i = 0; i < 4; ++i) graph.constant_floats({3}, {1.0f, 1.0f, 1.0f});
+  OneNode graph("BatchNormalization", 15);
+  graph.input({1, 2, 2}, random_floats(4, 7));
+  for (int i = 0; i < 4; ++i) graph.constant({3}, {1.0f, 1.0f, 1.0f});
   expect_error_contains(graph, "must have shape [2]");
 }
 
@@ -287,17 +159,17 @@ TEST(BatchNormLowering, RejectsStatisticsOfTheWrongShape) {
 
 TEST(TransposeLowering, PermutesIndices) {
   Shape shape = {2, 3, 4};
-  std::vector<float> x = random_values(24);
+  std::vector<float> x = random_floats(24, 7);
   for (std::vector<int64_t> perm : {std::vector<int64_t>{2, 0, 1}, std::vector<int64_t>{1, 2, 0}, std::vector<int64_t>{}}) {
     SCOPED_TRACE(shape_str(perm));
-    OneNodeGraph graph("Transpose");
+    OneNode graph("Transpose");
     graph.input(shape, x);
     std::vector<int64_t> effective = perm.empty() ? std::vector<int64_t>{2, 1, 0} : perm;
-    if (!perm.empty()) graph.node().attrs["perm"] = perm;
+    if (!perm.empty()) graph.attr("perm", perm);
     Shape out_shape = {shape[effective[0]], shape[effective[1]], shape[effective[2]]};
     EXPECT_EQ(graph.infer(), out_shape);
     std::vector<float> expected(x.size());
-    for_each_index(out_shape, [&](const Index& o) {
+    for_each_index(out_shape, [&](const Index& o, size_t) {
       Index in(3);
       for (size_t d = 0; d < 3; ++d) in[static_cast<size_t>(effective[d])] = o[d];
       expected[flat_index(out_shape, o)] = x[flat_index(shape, in)];
@@ -307,28 +179,28 @@ TEST(TransposeLowering, PermutesIndices) {
 }
 
 TEST(TransposeLowering, RejectsNonPermutation) {
-  OneNodeGraph graph("Transpose");
-  graph.input({2, 3}, random_values(6));
-  graph.node().attrs["perm"] = std::vector<int64_t>{0, 0};
+  OneNode graph("Transpose");
+  graph.input({2, 3}, random_floats(6, 7));
+  graph.attr("perm", std::vector<int64_t>{0, 0});
   expect_error_contains(graph, "is not a permutation");
 }
 
 TEST(ConcatLowering, JoinsAlongANegativeAxis) {
   std::vector<Shape> shapes = {{2, 1, 3}, {2, 4, 3}, {2, 2, 3}};
-  OneNodeGraph graph("Concat");
+  OneNode graph("Concat");
   std::vector<std::vector<float>> parts;
   for (size_t k = 0; k < shapes.size(); ++k) {
-    parts.push_back(random_values(element_count(shapes[k]), 1.0f, static_cast<unsigned>(10 + k)));
-    if (k == 1) graph.constant_floats(shapes[k], parts[k]);  // constants and inputs mix
+    parts.push_back(random_floats(element_count(shapes[k]), static_cast<uint32_t>(10 + k)));
+    if (k == 1) graph.constant(shapes[k], parts[k]);  // constants and inputs mix
     else graph.input(shapes[k], parts[k]);
   }
-  graph.node().attrs["axis"] = int64_t{-2};
+  graph.attr("axis", int64_t{-2});
   Shape out_shape = {2, 7, 3};
   EXPECT_EQ(graph.infer(), out_shape);
   std::vector<float> expected(static_cast<size_t>(element_count(out_shape)));
   int64_t offset = 0;
   for (size_t k = 0; k < shapes.size(); ++k) {
-    for_each_index(shapes[k], [&](const Index& i) {
+    for_each_index(shapes[k], [&](const Index& i, size_t) {
       expected[flat_index(out_shape, {i[0], i[1] + offset, i[2]})] = parts[k][flat_index(shapes[k], i)];
     });
     offset += shapes[k][1];
@@ -337,10 +209,10 @@ TEST(ConcatLowering, JoinsAlongANegativeAxis) {
 }
 
 TEST(ConcatLowering, RejectsMismatchedShapes) {
-  OneNodeGraph graph("Concat");
-  graph.input({2, 3}, random_values(6));
-  graph.input({3, 3}, random_values(9));
-  graph.node().attrs["axis"] = int64_t{1};
+  OneNode graph("Concat");
+  graph.input({2, 3}, random_floats(6, 7));
+  graph.input({3, 3}, random_floats(9, 7));
+  graph.attr("axis", int64_t{1});
   expect_error_contains(graph, "differ outside axis 1");
 }
 
@@ -352,9 +224,9 @@ TEST(ViewShapes, FlattenAndReshapeAreViews) {
 }
 
 Shape flatten_shape(int64_t axis) {
-  OneNodeGraph graph("Flatten");
-  graph.input({2, 3, 4, 5}, random_values(120));
-  graph.node().attrs["axis"] = axis;
+  OneNode graph("Flatten");
+  graph.input({2, 3, 4, 5}, random_floats(120, 7));
+  graph.attr("axis", axis);
   return graph.infer();
 }
 
@@ -366,11 +238,11 @@ TEST(ViewShapes, Flatten) {
   EXPECT_EQ(flatten_shape(-4), (Shape{1, 120}));
 }
 
-OneNodeGraph reshape_graph(const std::vector<int64_t>& shape, bool allow_zero = false) {
-  OneNodeGraph graph("Reshape", 14);
-  graph.input({2, 3, 4}, random_values(24));
-  graph.constant_ints(shape);
-  if (allow_zero) graph.node().attrs["allowzero"] = int64_t{1};
+OneNode reshape_graph(const std::vector<int64_t>& shape, bool allow_zero = false) {
+  OneNode graph("Reshape", 14);
+  graph.input({2, 3, 4}, random_floats(24, 7));
+  graph.constant<int64_t>(shape);
+  if (allow_zero) graph.attr("allowzero", int64_t{1});
   return graph;
 }
 
@@ -382,16 +254,16 @@ TEST(ViewShapes, ReshapeResolvesZeroAndMinusOne) {
 }
 
 TEST(ViewShapes, ReshapeErrors) {
-  OneNodeGraph runtime_shape("Reshape", 14);
-  runtime_shape.input({2, 3}, random_values(6));
+  OneNode runtime_shape("Reshape", 14);
+  runtime_shape.input({2, 3}, random_floats(6, 7));
   runtime_shape.input({2}, {3, 2});
   expect_error_contains(runtime_shape, "Reshape needs a constant shape (static shapes only)");
 
-  OneNodeGraph wrong_count = reshape_graph({5, 5});
+  OneNode wrong_count = reshape_graph({5, 5});
   expect_error_contains(wrong_count, "cannot reshape [2, 3, 4] (24 elements) to [5, 5]");
-  OneNodeGraph two_inferred = reshape_graph({-1, -1});
+  OneNode two_inferred = reshape_graph({-1, -1});
   expect_error_contains(two_inferred, "more than one -1");
-  OneNodeGraph zero_and_inferred = reshape_graph({0, -1}, true);
+  OneNode zero_and_inferred = reshape_graph({0, -1}, true);
   expect_error_contains(zero_and_inferred, "cannot contain both 0 and -1");
 }
 
@@ -419,7 +291,7 @@ std::vector<float> reference_pad(const Shape& shape, const std::vector<float>& x
     (*out_shape)[d] = before[d] + kept[d] + std::max<int64_t>(pads[d + rank], 0);
   }
   std::vector<float> y(static_cast<size_t>(element_count(*out_shape)));
-  for_each_index(*out_shape, [&](const Index& o) {
+  for_each_index(*out_shape, [&](const Index& o, size_t) {
     Index in(rank);
     bool inside = true;
     for (size_t d = 0; d < rank; ++d) {
@@ -439,7 +311,7 @@ struct PadCase {
 
 TEST(PadLowering, AllModesWithSmallLargeAndNegativePads) {
   Shape shape = {2, 3, 4};
-  std::vector<float> x = random_values(24);
+  std::vector<float> x = random_floats(24, 7);
   std::vector<PadCase> cases;
   for (const char* mode : {"constant", "reflect", "edge", "wrap"}) {
     cases.push_back({mode, {0, 1, 2, 1, 0, 3}});
@@ -448,11 +320,11 @@ TEST(PadLowering, AllModesWithSmallLargeAndNegativePads) {
   }
   for (const PadCase& c : cases) {
     SCOPED_TRACE(c.mode + " " + shape_str(c.pads));
-    OneNodeGraph graph("Pad", 13);
+    OneNode graph("Pad", 13);
     graph.input(shape, x);
-    graph.constant_ints(c.pads);
-    graph.constant_floats({}, {2.5f});
-    graph.node().attrs["mode"] = c.mode;
+    graph.constant<int64_t>(c.pads);
+    graph.constant({}, {2.5f});
+    graph.attr("mode", c.mode);
     Shape out_shape;
     std::vector<float> expected = reference_pad(shape, x, c.pads, c.mode, 2.5f, &out_shape);
     EXPECT_EQ(graph.infer(), out_shape);
@@ -463,9 +335,9 @@ TEST(PadLowering, AllModesWithSmallLargeAndNegativePads) {
 TEST(PadLowering, RunTimeConstantValue) {
   Shape shape = {2, 2};
   std::vector<float> x = {1, 2, 3, 4};
-  OneNodeGraph graph("Pad", 11);
+  OneNode graph("Pad", 11);
   graph.input(shape, x);
-  graph.constant_ints({1, 0, 0, 1});
+  graph.constant<int64_t>({1, 0, 0, 1});
   graph.input({}, {-7.0f});
   Shape out_shape;
   expect_near_all(graph.run(), reference_pad(shape, x, {1, 0, 0, 1}, "constant", -7.0f, &out_shape), 0.0f);
@@ -473,24 +345,24 @@ TEST(PadLowering, RunTimeConstantValue) {
 
 TEST(PadLowering, AttributesBeforeOpset11) {
   Shape shape = {3, 4};
-  std::vector<float> x = random_values(12);
-  OneNodeGraph graph("Pad", 2);
+  std::vector<float> x = random_floats(12, 7);
+  OneNode graph("Pad", 2);
   graph.input(shape, x);
-  graph.node().attrs["pads"] = std::vector<int64_t>{2, 0, 0, 3};
-  graph.node().attrs["mode"] = std::string("reflect");
+  graph.attr("pads", std::vector<int64_t>{2, 0, 0, 3});
+  graph.attr("mode", std::string("reflect"));
   Shape out_shape;
   expect_near_all(graph.run(), reference_pad(shape, x, {2, 0, 0, 3}, "reflect", 0.0f, &out_shape), 0.0f);
 }
 
 TEST(PadLowering, AxesInputSpreadsPads) {
   Shape shape = {2, 3, 4};
-  std::vector<float> x = random_values(24);
-  OneNodeGraph graph("Pad", 18);
+  std::vector<float> x = random_floats(24, 7);
+  OneNode graph("Pad", 18);
   graph.input(shape, x);
-  graph.constant_ints({2, 1, 0, 3});  // axis -1: begin 2, end 0; axis 1: begin 1, end 3
-  graph.omitted_input();
-  graph.constant_ints({-1, 1});
-  graph.node().attrs["mode"] = std::string("edge");
+  graph.constant<int64_t>({2, 1, 0, 3});  // axis -1: begin 2, end 0; axis 1: begin 1, end 3
+  graph.absent_input();
+  graph.constant<int64_t>({-1, 1});
+  graph.attr("mode", std::string("edge"));
   Shape out_shape;
   std::vector<float> expected = reference_pad(shape, x, {0, 1, 2, 0, 3, 0}, "edge", 0.0f, &out_shape);
   EXPECT_EQ(graph.infer(), (Shape{2, 7, 6}));
@@ -498,27 +370,27 @@ TEST(PadLowering, AxesInputSpreadsPads) {
 }
 
 TEST(PadLowering, Errors) {
-  OneNodeGraph runtime_pads("Pad", 13);
+  OneNode runtime_pads("Pad", 13);
   runtime_pads.input({2, 2}, {1, 2, 3, 4});
   runtime_pads.input({4}, {0, 0, 0, 0});
   expect_error_contains(runtime_pads, "Pad needs constant pads (static shapes only)");
 
-  OneNodeGraph bad_mode("Pad", 13);
+  OneNode bad_mode("Pad", 13);
   bad_mode.input({2, 2}, {1, 2, 3, 4});
-  bad_mode.constant_ints({0, 0, 0, 0});
-  bad_mode.node().attrs["mode"] = std::string("symmetric");
+  bad_mode.constant<int64_t>({0, 0, 0, 0});
+  bad_mode.attr("mode", std::string("symmetric"));
   expect_error_contains(bad_mode, "mode 'symmetric' is not supported");
 
-  OneNodeGraph over_crop("Pad", 13);
+  OneNode over_crop("Pad", 13);
   over_crop.input({2, 2}, {1, 2, 3, 4});
-  over_crop.constant_ints({0, -2, 0, -1});
+  over_crop.constant<int64_t>({0, -2, 0, -1});
   expect_error_contains(over_crop, "remove more than the 2 elements of axis 1");
 
-  OneNodeGraph wrong_length("Pad", 13);
+  OneNode wrong_length("Pad", 13);
   wrong_length.input({2, 2}, {1, 2, 3, 4});
-  wrong_length.constant_ints({1, 1});
+  wrong_length.constant<int64_t>({1, 1});
   expect_error_contains(wrong_length, "pads has 2 entries; expected 4");
 }
 
 }  // namespace
-}  // namespace aotc
+}  // namespace aotc::test

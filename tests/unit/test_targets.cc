@@ -1,10 +1,13 @@
 // Tests of the target loader (targets/target.cc) and the built-in targets/*.toml.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -191,6 +194,36 @@ size = "8MiB"
   EXPECT_EQ(t.source_path, path);
 }
 
+// The runtime pads its block header to any power of two, so alignments below two words
+// load as long as int32 and float32 elements stay aligned (min(4, word bytes)).
+TEST(Targets, WorkspaceAlignmentDownToElementAlignment) {
+  const std::vector<std::pair<int, int64_t>> smallest = {{64, 4}, {32, 4}, {16, 2}, {8, 1}};
+  for (const auto& [word_size, alignment] : smallest) {
+    auto target_text = [&, word_size = word_size](int64_t workspace_alignment) {
+      return std::string(kValidHeader) + "word_size = " + std::to_string(word_size) +
+             "\nworkspace_alignment = " + std::to_string(workspace_alignment) + "\n" + kValidPool;
+    };
+    for (int64_t accepted : {alignment, alignment * 2, int64_t{32}}) {
+      SCOPED_TRACE("word_size " + std::to_string(word_size) + ", workspace_alignment " +
+                   std::to_string(accepted));
+      Target t = load_target_file(write_temp_target(target_text(accepted)));
+      EXPECT_EQ(t.workspace_alignment, accepted);
+      EXPECT_EQ(t.workspace_header_bytes(), std::max<int64_t>(2 * word_size / 8, accepted));
+    }
+    if (alignment > 1) {
+      std::string message = load_error(target_text(alignment / 2));
+      EXPECT_NE(message.find("int32 and float32 elements need"), std::string::npos)
+          << "word_size " << word_size << ": " << message;
+    }
+  }
+  // The base's word size (32 bits) with the file's alignment: an 8-byte header.
+  Target t = load_target_file(
+      write_temp_target("base = \"cortex-m4\"\nname = \"m4-aligned-8\"\nworkspace_alignment = 8\n"));
+  EXPECT_EQ(t.workspace_alignment, 8);
+  EXPECT_EQ(t.workspace_header_bytes(), 8);
+  EXPECT_EQ(t.workspace_block_bytes(36), 8 + 40);
+}
+
 TEST(Targets, MinimalUserFileTakesDefaults) {
   Target t = load_target_file(write_temp_target(std::string(kValidHeader) + kValidPool));
   Target defaults;
@@ -240,6 +273,95 @@ size = "112K"
   EXPECT_EQ(t.cflags, load_builtin_target("cortex-m7").cflags);
   ASSERT_EQ(t.pools.size(), 1u);
   EXPECT_EQ(t.pools[0].size_bytes, 512 * 1024);
+}
+
+// `features` in a file with a base is relative to the base's: "x" and "+x" add, "-x"
+// removes; without a base it is relative to nothing.
+TEST(Targets, FeaturesAreRelativeToTheBase) {
+  const std::string m4 = "base = \"cortex-m4\"\nname = \"board\"\n";
+  const std::string m55 = "base = \"cortex-m55\"\nname = \"board\"\n";
+  const std::vector<std::pair<std::string, std::set<std::string>>> cases = {
+      {m4, {"fpu", "dsp"}},  // inherited as they are
+      {m4 + "features = []\n", {"fpu", "dsp"}},
+      {m4 + "features = [\"fp64\"]\n", {"fpu", "fp64", "dsp"}},
+      {m4 + "features = [\"+fp64\"]\n", {"fpu", "fp64", "dsp"}},
+      {m4 + "features = [\"dsp\"]\n", {"fpu", "dsp"}},  // already there
+      {m4 + "features = [\"-fp64\"]\n", {"fpu", "dsp"}},  // not there: nothing to remove
+      {m4 + "features = [\"-fpu\", \"-dsp\"]\n", {}},
+      {m55 + "features = [\"-mve.fp\"]\n", {"fpu", "fp64", "dsp", "mve"}},
+      {m55 + "features = [\"-mve.fp\", \"-mve\", \"-dsp\"]\n", {"fpu", "fp64"}},
+      {m55 + "features = [\"-fp64\"]\n", {"fpu", "dsp", "mve", "mve.fp"}},
+      {"base = \"cortex-m0plus\"\nname = \"board\"\nfeatures = [\"dsp\", \"mve\"]\n", {"dsp", "mve"}},
+      {std::string(kValidHeader) + "features = [\"fpu\", \"+dsp\"]\n" + kValidPool, {"fpu", "dsp"}},
+      {std::string(kValidHeader) + "features = [\"-fpu\"]\n" + kValidPool, {}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(cases[i].first);
+    Target t = load_target_file(write_temp_target(cases[i].first, "_" + std::to_string(i)));
+    EXPECT_EQ(t.features, cases[i].second);
+  }
+}
+
+TEST(TargetErrors, UnknownFeature) {
+  const std::string known = "(known: fpu, fp64, dsp, mve, mve.fp)";
+  expect_error_at(std::string(kValidHeader) + "features = [\n  \"fpu\",\n  \"neon\",\n]\n" + kValidPool, 4,
+                  "features", "unknown feature 'neon' " + known);
+  // A near miss gets a suggestion, also with a sign and a base.
+  expect_error_at("base = \"cortex-m4\"\nname = \"board\"\nfeatures = [\"+dps\"]\n", 3, "features",
+                  "unknown feature 'dps' (did you mean 'dsp'? known: fpu, fp64, dsp, mve, mve.fp)");
+  expect_error_at(std::string(kValidHeader) + "features = [\"-mvefp\"]\n" + kValidPool, 2, "features",
+                  "did you mean 'mve.fp'?");
+  expect_error_at(std::string(kValidHeader) + "features = [\"FPU\"]\n" + kValidPool, 2, "features",
+                  "unknown feature 'FPU'");
+  expect_error_at(std::string(kValidHeader) + "features = [\"-\"]\n" + kValidPool, 2, "features",
+                  "empty feature name");
+  expect_error_at(std::string(kValidHeader) + "features = [\"fpu\", 64]\n" + kValidPool, 2, "features",
+                  "expected a string, got an integer");
+}
+
+TEST(TargetErrors, FeatureListedTwice) {
+  expect_error_at(std::string(kValidHeader) + "features = [\n  \"dsp\",\n  \"-dsp\",\n]\n" + kValidPool, 4,
+                  "features", "feature 'dsp' is listed twice");
+  expect_error_at(std::string(kValidHeader) + "features = [\"fpu\", \"+fpu\"]\n" + kValidPool, 2, "features",
+                  "feature 'fpu' is listed twice");
+}
+
+// A feature needs the one it builds on (see known_features()); the error is at the entry
+// that adds it.
+TEST(TargetErrors, FeatureWithoutItsPrerequisite) {
+  expect_error_at(std::string(kValidHeader) + "features = [\n  \"fpu\",\n  \"mve\",\n]\n" + kValidPool, 4,
+                  "features", "feature 'mve' needs 'dsp'; add 'dsp' too");
+  expect_error_at(std::string(kValidHeader) + "features = [\"fp64\"]\n" + kValidPool, 2, "features",
+                  "feature 'fp64' needs 'fpu'");
+  expect_error_at(std::string(kValidHeader) + "features = [\"dsp\", \"mve.fp\"]\n" + kValidPool, 2, "features",
+                  "feature 'mve.fp' needs 'mve'");
+  expect_error_at("base = \"cortex-m7\"\nname = \"board\"\nfeatures = [\"mve.fp\"]\n", 3, "features",
+                  "feature 'mve.fp' needs 'mve'");
+  // Helium floating point needs the FPU as well as Helium.
+  expect_error_at(std::string(kValidHeader) + "features = [\"dsp\", \"mve\", \"mve.fp\"]\n" + kValidPool, 2,
+                  "features", "feature 'mve.fp' needs 'fpu'");
+  expect_error_at("base = \"cortex-m55\"\nname = \"board\"\nfeatures = [\"-fp64\", \"-fpu\"]\n", 3, "features",
+                  "removing feature 'fpu' leaves 'mve.fp' (from base 'cortex-m55'), which needs it; remove 'mve.fp' too");
+  // Adding the prerequisite later in the list is as good as before.
+  Target t = load_target_file(write_temp_target(std::string(kValidHeader) + "features = [\"fp64\", \"fpu\"]\n" +
+                                                kValidPool));
+  EXPECT_EQ(t.features, (std::set<std::string>{"fpu", "fp64"}));
+}
+
+// Removing what an inherited feature builds on names the removal and everything that
+// would have to go with it.
+TEST(TargetErrors, RemovalBreaksAPrerequisite) {
+  expect_error_at("base = \"cortex-m55\"\nname = \"board\"\nfeatures = [\n  \"-dsp\",\n]\n", 4, "features",
+                  "removing feature 'dsp' leaves 'mve' (from base 'cortex-m55'), which needs it; remove 'mve' and "
+                  "'mve.fp' too");
+  expect_error_at("base = \"cortex-m7\"\nname = \"board\"\nfeatures = [\"-fpu\"]\n", 3, "features",
+                  "removing feature 'fpu' leaves 'fp64' (from base 'cortex-m7'), which needs it; remove 'fp64' too");
+  expect_error_at("base = \"cortex-m55\"\nname = \"board\"\nfeatures = [\"-mve.fp\", \"-dsp\"]\n", 3,
+                  "features", "remove 'mve' too");
+  // A feature the file itself adds is not "from base".
+  std::string message =
+      load_error("base = \"cortex-m4\"\nname = \"board\"\nfeatures = [\"mve\", \"-dsp\"]\n");
+  EXPECT_NE(message.find("removing feature 'dsp' leaves 'mve', which needs it"), std::string::npos) << message;
 }
 
 TEST(TargetErrors, UnknownKey) {
@@ -309,9 +431,13 @@ TEST(TargetErrors, BadValues) {
                   "pool.name", "not a C identifier");
   expect_error_at(std::string(kValidHeader) + kValidPool + kValidPool, 6, "pool.name",
                   "duplicate pool name");
-  expect_error_at(std::string(kValidHeader) + "word_size = 64\nworkspace_alignment = 8\n" +
+  expect_error_at(std::string(kValidHeader) + "word_size = 64\nworkspace_alignment = 2\n" +
                       kValidPool,
-                  3, "workspace_alignment", "block header");
+                  3, "workspace_alignment",
+                  "smaller than the 4 bytes int32 and float32 elements need");
+  expect_error_at(std::string(kValidHeader) + "workspace_alignment = 1\nword_size = 32\n" +
+                      kValidPool,
+                  2, "workspace_alignment", "smaller than the 4 bytes");
   expect_error_at("base = \"cortex-m3000\"\n" + std::string(kValidHeader), 1, "base",
                   "unknown built-in target");
   expect_error_at(std::string(kValidHeader) + "pool = []\n", 2, "pool", "at least one pool");
@@ -374,6 +500,123 @@ TEST(Targets, BuiltinFlagsAreAcceptedByClang) {
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
   }
   std::remove(source.c_str());
+}
+
+// Runs a shell command; returns its exit status, with its standard output in *output.
+int run_shell(const std::string& command, std::string* output) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output->append(buffer, n);
+  int status = pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The macros a compiler predefines, from `-dM -E`: name -> value.
+std::map<std::string, std::string> parse_predefined(const std::string& dump) {
+  std::map<std::string, std::string> macros;
+  std::istringstream lines(dump);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("#define ", 0) != 0) continue;
+    size_t name_end = line.find(' ', 8);
+    macros[line.substr(8, name_end - 8)] = name_end == std::string::npos ? "" : line.substr(name_end + 1);
+  }
+  return macros;
+}
+
+// What the predefined macros say the flags enable, in the terms of known_features(), or
+// false for an architecture this test knows no macros of.
+//   Arm (ACLE): __ARM_FP bit 2 = single, bit 3 = double precision in hardware (absent
+//     without an FPU); __ARM_FEATURE_DSP; __ARM_FEATURE_MVE bit 0 = integer, bit 1 =
+//     floating-point Helium.
+//   RISC-V: __riscv_flen = the width of the floating-point registers (F: 32, D: 64).
+//   x86-64: SSE2, part of the base architecture, does float and double (__SSE2__).
+bool features_from_macros(const std::map<std::string, std::string>& macros, std::set<std::string>* features) {
+  auto value = [&](const char* name) -> int64_t {
+    auto it = macros.find(name);
+    return it == macros.end() ? 0 : std::stoll(it->second, nullptr, 0);
+  };
+  if (macros.count("__arm__") || macros.count("__aarch64__")) {
+    if (value("__ARM_FP") & 4) features->insert("fpu");
+    if (value("__ARM_FP") & 8) features->insert("fp64");
+    if (value("__ARM_FEATURE_DSP")) features->insert("dsp");
+    if (value("__ARM_FEATURE_MVE") & 1) features->insert("mve");
+    if (value("__ARM_FEATURE_MVE") & 2) features->insert("mve.fp");
+    return true;
+  }
+  if (macros.count("__riscv")) {
+    if (value("__riscv_flen") >= 32) features->insert("fpu");
+    if (value("__riscv_flen") >= 64) features->insert("fp64");
+    return true;
+  }
+  if (macros.count("__x86_64__")) {
+    if (macros.count("__SSE2__")) features->insert({"fpu", "fp64"});
+    return true;
+  }
+  return false;
+}
+
+// Each built-in target's features are what its own triple and flags make the compiler
+// generate code for: clang's predefined macros are an oracle independent of the target
+// files, so a feature a lowering would use but the flags do not enable (or the reverse)
+// shows up here.
+TEST(Targets, BuiltinFeaturesAgreeWithTheCompilersMacros) {
+  if (std::system("clang --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no clang";
+  std::string registered;
+  run_shell("clang -print-targets", &registered);
+  int checked = 0;
+  for (const std::string& name : builtin_target_names()) {
+    SCOPED_TRACE(name);
+    Target t = load_builtin_target(name);
+    std::string command = "clang -dM -E -x c /dev/null";
+    if (!t.triple.empty()) command += " --target=" + t.triple;
+    for (const std::string& flag : t.cflags) command += " " + flag;
+    std::string dump;
+    if (run_shell(command + " 2>&1", &dump) != 0) {
+      // A clang built without this architecture cannot say anything about it.
+      const std::string arch = t.triple.substr(0, t.triple.find('-'));
+      const std::string arch_family = arch.rfind("thumb", 0) == 0 ? "thumb" : arch;
+      if (!t.triple.empty() && registered.find(" " + arch_family + " ") == std::string::npos) {
+        std::cout << "skipped " << name << ": this clang has no " << arch_family << " backend\n";
+        continue;
+      }
+      ADD_FAILURE() << command << ":\n" << dump;
+      continue;
+    }
+    std::set<std::string> implied;
+    if (!features_from_macros(parse_predefined(dump), &implied)) {
+      std::cout << "skipped " << name << ": no feature macros known for this architecture\n";
+      continue;
+    }
+    EXPECT_EQ(t.features, implied) << command;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4);  // at least the Arm targets
+}
+
+// gcc and clang read cflags_response_file() back as the very flags it was given, also
+// flags with white space, quotes and backslashes: macros defined through the file come
+// out of the preprocessor with the values after '='.
+TEST(Targets, CflagsResponseFileReadsBackAsTheFlags) {
+  const std::vector<std::string> flags = {"-DAOTC_PLAIN=1", "-DAOTC_SPACED=a b", "-DAOTC_DOUBLE_QUOTED=\"q\"",
+                                          "-DAOTC_SINGLE_QUOTED='c'", "-DAOTC_BACKSLASH=x\\y"};
+  std::string path = write_temp_target(cflags_response_file(flags), "_rsp");
+  int compilers = 0;
+  for (const char* cc : {"clang", "gcc"}) {
+    if (std::system((std::string(cc) + " --version > /dev/null 2>&1").c_str()) != 0) continue;
+    SCOPED_TRACE(cc);
+    ++compilers;
+    std::string dump;
+    ASSERT_EQ(run_shell(std::string(cc) + " @" + path + " -dM -E -x c /dev/null", &dump), 0) << dump;
+    std::map<std::string, std::string> macros = parse_predefined(dump);
+    for (const std::string& flag : flags) {
+      size_t equals = flag.find('=');
+      EXPECT_EQ(macros[flag.substr(2, equals - 2)], flag.substr(equals + 1)) << flag;
+    }
+  }
+  if (compilers == 0) GTEST_SKIP() << "neither clang nor gcc";
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include "aot/import/tflite_importer.h"
 
 #include <gtest/gtest.h>
+
+#include <functional>
 #include <unistd.h>
 
 #include <cstdio>
@@ -139,14 +141,40 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
-// kws fills only OperatorCode.deprecated_builtin_code.
-TEST(TfliteImporter, KwsOperators) {
-  Graph graph = import_tflite(model_path("kws_ref_model.tflite"));
-  std::map<std::string, int> expected = {{"tfl.CONV_2D", 5},         {"tfl.DEPTHWISE_CONV_2D", 4},
-                                         {"tfl.AVERAGE_POOL_2D", 1}, {"tfl.RESHAPE", 1},
-                                         {"tfl.FULLY_CONNECTED", 1}, {"tfl.SOFTMAX", 1}};
-  EXPECT_EQ(op_counts(graph), expected);
+struct ModelOperators {
+  const char* file;
+  std::map<std::string, int> counts;
+};
+
+class MlperfOperatorsTest : public ::testing::TestWithParam<ModelOperators> {};
+
+TEST_P(MlperfOperatorsTest, ImportsEachOperatorOfTheModel) {
+  EXPECT_EQ(op_counts(import_tflite(model_path(GetParam().file))), GetParam().counts);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Mlperf, MlperfOperatorsTest,
+    ::testing::Values(
+        // kws fills only OperatorCode.deprecated_builtin_code.
+        ModelOperators{"kws_ref_model.tflite",
+                       {{"tfl.CONV_2D", 5},
+                        {"tfl.DEPTHWISE_CONV_2D", 4},
+                        {"tfl.AVERAGE_POOL_2D", 1},
+                        {"tfl.RESHAPE", 1},
+                        {"tfl.FULLY_CONNECTED", 1},
+                        {"tfl.SOFTMAX", 1}}},
+        ModelOperators{"vww_96_int8.tflite",
+                       {{"tfl.CONV_2D", 14},
+                        {"tfl.DEPTHWISE_CONV_2D", 13},
+                        {"tfl.AVERAGE_POOL_2D", 1},
+                        {"tfl.RESHAPE", 1},
+                        {"tfl.FULLY_CONNECTED", 1},
+                        {"tfl.SOFTMAX", 1}}},
+        ModelOperators{"ad01_int8.tflite", {{"tfl.FULLY_CONNECTED", 10}}}),
+    [](const ::testing::TestParamInfo<ModelOperators>& info) {
+      std::string name = info.param.file;
+      return name.substr(0, name.find('_'));
+    });
 
 TEST(TfliteImporter, KwsFirstConvolution) {
   Graph graph = import_tflite(model_path("kws_ref_model.tflite"));
@@ -189,14 +217,6 @@ TEST(TfliteImporter, DepthwiseWeightsArePerChannelOnAxis3) {
   EXPECT_EQ(checked, 13);
 }
 
-TEST(TfliteImporter, VwwOperators) {
-  Graph graph = import_tflite(model_path("vww_96_int8.tflite"));
-  std::map<std::string, int> expected = {{"tfl.CONV_2D", 14},        {"tfl.DEPTHWISE_CONV_2D", 13},
-                                         {"tfl.AVERAGE_POOL_2D", 1}, {"tfl.RESHAPE", 1},
-                                         {"tfl.FULLY_CONNECTED", 1}, {"tfl.SOFTMAX", 1}};
-  EXPECT_EQ(op_counts(graph), expected);
-}
-
 TEST(TfliteImporter, ResnetHasResidualAdds) {
   for (const char* file : {"pretrainedResnet_quant.tflite", "pretrainedResnet.tflite"}) {
     Graph graph = import_tflite(model_path(file));
@@ -211,10 +231,8 @@ TEST(TfliteImporter, ResnetHasResidualAdds) {
   }
 }
 
-TEST(TfliteImporter, AnomalyDetectionIsTenFullyConnectedLayers) {
+TEST(TfliteImporter, AnomalyDetectionFullyConnectedOptions) {
   Graph graph = import_tflite(model_path("ad01_int8.tflite"));
-  std::map<std::string, int> expected = {{"tfl.FULLY_CONNECTED", 10}};
-  EXPECT_EQ(op_counts(graph), expected);
   EXPECT_EQ(graph.nodes[0].attr_string("fused_activation", ""), "RELU");
   EXPECT_EQ(graph.nodes[0].attr_int("keep_num_dims", -1), 0);
 }
@@ -433,26 +451,66 @@ TEST(TfliteImporter, RejectsMissingFile) {
   EXPECT_THROW(import_tflite("/nonexistent/model.tflite"), CompileError);
 }
 
-TEST(TfliteImporter, RejectsBufferIndexOutOfRange) {
-  TinyConvModel model;
-  model.weights_buffer = 9;
-  EXPECT_TRUE(has_error(model.build(), {"tensor 'weights'", "buffer index 9 is out of range"}));
+// One damage to the tiny model each, and what the error must say: a clear message naming
+// the tensor or operator, never a crash.
+struct Damage {
+  const char* name;
+  std::function<void(TinyConvModel&)> apply;
+  std::vector<std::string> expected;
+};
+
+const std::vector<Damage>& damages() {
+  using M = TinyConvModel&;
+  static const std::vector<Damage> kDamages = {
+      {"BufferIndexOutOfRange", [](M m) { m.weights_buffer = 9; },
+       {"tensor 'weights'", "buffer index 9 is out of range"}},
+      {"ExternalBufferOutsideTheFile", [](M m) { m.external_weights = true, m.external_offset_shift = 1000; },
+       {"tensor 'weights'", "lies outside the file"}},
+      {"ExternalBufferWrappingAround",
+       [](M m) { m.external_weights = true, m.external_offset_override = ~uint64_t{0} - 3; },  // offset + size wraps
+       {"tensor 'weights'", "lies outside the file"}},
+      {"BufferOfTheWrongSize", [](M m) { m.weights_bytes = 7; }, {"tensor 'weights'", "holds 7 bytes", "needs 8"}},
+      {"TooManyCopiesOfSharedBuffers", [](M m) { m.shared_buffer_tensors = 40; }, {"too many tensors share buffers"}},
+      // Operators without a lowering are rejected on import, by TFLite's name.
+      {"UnsupportedOperatorByName", [](M m) { m.builtin_code = m.deprecated_builtin_code = 16; },  // LSTM
+       {"operator 0 (tfl.LSTM): operator 'tfl.LSTM' is not supported"}},
+      {"UnsupportedConcatenation", [](M m) { m.builtin_code = m.deprecated_builtin_code = 2; },
+       {"operator 0 (tfl.CONCATENATION): operator 'tfl.CONCATENATION' is not"}},
+      {"UnknownOperatorCode", [](M m) { m.builtin_code = 250, m.deprecated_builtin_code = 127; },
+       {"operator 0: unknown TFLite operator code 250"}},
+      {"CustomOperator", [](M m) { m.builtin_code = m.deprecated_builtin_code = 32, m.custom_code = "MyFancyOp"; },
+       {"operator 0: custom operator 'MyFancyOp' is not supported"}},
+      {"ControlFlow", [](M m) { m.builtin_code = m.deprecated_builtin_code = 119; },  // WHILE
+       {"operator 0 (tfl.WHILE)", "other subgraphs"}},
+      {"OpcodeIndexOutOfRange", [](M m) { m.opcode_index = 5; }, {"operator 0", "opcode index 5 is out of range"}},
+      {"TensorIndexOutOfRange", [](M m) { m.conv_input = 17; },
+       {"operator 0 (tfl.CONV_2D): input refers to tensor 17"}},
+      {"NegativeTensorIndex", [](M m) { m.conv_input = -5; },
+       {"operator 0 (tfl.CONV_2D): input refers to tensor -5"}},
+      {"ReadBeforeWrite", [](M m) { m.conv_input = 3; },  // its own output
+       {"operator 0 (tfl.CONV_2D)", "reads tensor 'output' before"}},
+      {"WrongNumberOfScales", [](M m) { m.num_weight_scales = m.num_weight_zero_points = 3; },
+       {"tensor 'weights'", "3 scales", "has size 4"}},
+      {"WrongNumberOfZeroPoints", [](M m) { m.num_weight_zero_points = 2; },
+       {"tensor 'weights'", "4 quantization scales but 2 zero points"}},
+      {"DynamicShape", [](M m) { m.input_signature = {1, -1, 4, 2}; }, {"tensor 'input'", "dynamic shape"}},
+      {"ZeroStride", [](M m) { m.stride = 0; }, {"operator 0 (tfl.CONV_2D)", "stride_h must be at least 1"}},
+      {"OptionsOfAnotherOperator", [](M m) { m.pool_options_on_conv = true; },
+       {"operator 0 (tfl.CONV_2D)", "expected Conv2DOptions", "Pool2DOptions"}},
+  };
+  return kDamages;
 }
 
-TEST(TfliteImporter, RejectsExternalBufferOutsideTheFile) {
+class DamagedModel : public ::testing::TestWithParam<Damage> {};
+
+TEST_P(DamagedModel, IsRejectedWithAClearMessage) {
   TinyConvModel model;
-  model.external_weights = true;
-  model.external_offset_shift = 1000;
-  EXPECT_TRUE(has_error(model.build(), {"tensor 'weights'", "lies outside the file"}));
-  model.external_offset_override = ~uint64_t{0} - 3;  // offset + size wraps around
-  EXPECT_TRUE(has_error(model.build(), {"tensor 'weights'", "lies outside the file"}));
+  GetParam().apply(model);
+  EXPECT_TRUE(has_error(model.build(), GetParam().expected));
 }
 
-TEST(TfliteImporter, RejectsBufferOfTheWrongSize) {
-  TinyConvModel model;
-  model.weights_bytes = 7;
-  EXPECT_TRUE(has_error(model.build(), {"tensor 'weights'", "holds 7 bytes", "needs 8"}));
-}
+INSTANTIATE_TEST_SUITE_P(TfliteImporter, DamagedModel, ::testing::ValuesIn(damages()),
+                         [](const ::testing::TestParamInfo<Damage>& info) { return std::string(info.param.name); });
 
 // Each tensor gets its own copy of a shared buffer; a file must not be able to
 // expand without bound that way.
@@ -462,18 +520,6 @@ TEST(TfliteImporter, LimitsTheCopiesOfSharedBuffers) {
   Graph graph = import_via_file(model.build());
   EXPECT_EQ(graph.tensors.size(), 8u);
   EXPECT_EQ(graph.tensor(7).data->size(), 65536u);
-  model.shared_buffer_tensors = 40;
-  EXPECT_TRUE(has_error(model.build(), {"too many tensors share buffers"}));
-}
-
-TEST(TfliteImporter, RejectsUnknownOperatorCode) {
-  TinyConvModel model;
-  model.builtin_code = 16;  // LSTM
-  model.deprecated_builtin_code = 16;
-  EXPECT_TRUE(has_error(model.build(), {"operator 0: unknown TFLite operator code 16"}));
-  model.builtin_code = 250;
-  model.deprecated_builtin_code = 127;
-  EXPECT_TRUE(has_error(model.build(), {"operator 0: unknown TFLite operator code 250"}));
 }
 
 TEST(TfliteImporter, UsesTheLargerOfTheTwoOperatorCodes) {
@@ -481,69 +527,6 @@ TEST(TfliteImporter, UsesTheLargerOfTheTwoOperatorCodes) {
   model.builtin_code = 0;  // only the deprecated field set, as in kws
   Graph graph = import_via_file(model.build());
   EXPECT_EQ(graph.nodes.at(0).op, "tfl.CONV_2D");
-}
-
-TEST(TfliteImporter, RejectsCustomOperator) {
-  TinyConvModel model;
-  model.builtin_code = 32;
-  model.deprecated_builtin_code = 32;
-  model.custom_code = "MyFancyOp";
-  EXPECT_TRUE(has_error(model.build(), {"operator 0: custom operator 'MyFancyOp' is not supported"}));
-}
-
-TEST(TfliteImporter, RejectsControlFlow) {
-  TinyConvModel model;
-  model.builtin_code = 119;  // WHILE
-  model.deprecated_builtin_code = 119;
-  EXPECT_TRUE(has_error(model.build(), {"operator 0 (tfl.WHILE)", "other subgraphs"}));
-}
-
-TEST(TfliteImporter, RejectsOpcodeIndexOutOfRange) {
-  TinyConvModel model;
-  model.opcode_index = 5;
-  EXPECT_TRUE(has_error(model.build(), {"operator 0", "opcode index 5 is out of range"}));
-}
-
-TEST(TfliteImporter, RejectsTensorIndexOutOfRange) {
-  TinyConvModel model;
-  model.conv_input = 17;
-  EXPECT_TRUE(has_error(model.build(), {"operator 0 (tfl.CONV_2D): input refers to tensor 17"}));
-  model.conv_input = -5;
-  EXPECT_TRUE(has_error(model.build(), {"operator 0 (tfl.CONV_2D): input refers to tensor -5"}));
-}
-
-TEST(TfliteImporter, RejectsReadBeforeWrite) {
-  TinyConvModel model;
-  model.conv_input = 3;  // its own output
-  EXPECT_TRUE(has_error(model.build(), {"operator 0 (tfl.CONV_2D)", "reads tensor 'output' before"}));
-}
-
-TEST(TfliteImporter, RejectsWrongNumberOfScales) {
-  TinyConvModel model;
-  model.num_weight_scales = 3;
-  model.num_weight_zero_points = 3;
-  EXPECT_TRUE(has_error(model.build(), {"tensor 'weights'", "3 scales", "has size 4"}));
-}
-
-TEST(TfliteImporter, RejectsWrongNumberOfZeroPoints) {
-  TinyConvModel model;
-  model.num_weight_zero_points = 2;
-  EXPECT_TRUE(has_error(model.build(), {"tensor 'weights'", "4 quantization scales but 2 zero points"}));
-}
-
-TEST(TfliteImporter, RejectsDynamicShape) {
-  TinyConvModel model;
-  model.input_signature = {1, -1, 4, 2};
-  EXPECT_TRUE(has_error(model.build(), {"tensor 'input'", "dynamic shape"}));
-}
-
-TEST(TfliteImporter, RejectsInvalidOptions) {
-  TinyConvModel model;
-  model.stride = 0;
-  EXPECT_TRUE(has_error(model.build(), {"operator 0 (tfl.CONV_2D)", "stride_h must be at least 1"}));
-  model = TinyConvModel();
-  model.pool_options_on_conv = true;
-  EXPECT_TRUE(has_error(model.build(), {"operator 0 (tfl.CONV_2D)", "expected Conv2DOptions", "Pool2DOptions"}));
 }
 
 // Corrupting any byte of a real model must give either a graph or a

@@ -10,149 +10,21 @@
 // matter, TFLite's formulas written out here in plain C++.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
-#include <map>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "lowering/ir/ir_interpreter.h"
-#include "aot/graph/op_registry.h"
-#include "lowering/passes/simplify.h"
 #include "lowering/ir/quantization.h"
+#include "runtime-c/aotc_quant.h"
 #include "runtime-c/aotc_quant_softmax.h"
+#include "tests/unit/one_node.h"
 
-namespace aotc {
+namespace aotc::test {
 namespace {
 
-using Shape = std::vector<int64_t>;
-
-struct Quant {
-  float scale = 0;  // 0: not quantized
-  int64_t zero_point = 0;
-};
-
-template <typename T>
-std::vector<uint8_t> to_bytes(const std::vector<T>& values) {
-  std::vector<uint8_t> b(values.size() * sizeof(T));
-  std::memcpy(b.data(), values.data(), b.size());
-  return b;
-}
-
-template <typename T>
-std::vector<T> from_bytes(const std::vector<uint8_t>& bytes) {
-  std::vector<T> v(bytes.size() / sizeof(T));
-  std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
-}
-
-// A one-node TFLite graph: add inputs (with their values) and one output, then run().
-class OneNode {
- public:
-  explicit OneNode(const std::string& op) {
-    node_.op = op;
-    node_.name = "under_test";
-  }
-
-  template <typename T>
-  OneNode& input(DataType t, const Shape& shape, const std::vector<T>& values, Quant q = {}) {
-    node_.inputs.push_back(add("in" + std::to_string(node_.inputs.size()), t, shape, q));
-    data_[node_.inputs.back()] = to_bytes(values);
-    return *this;
-  }
-
-  OneNode& constant(DataType t, const Shape& shape, const std::vector<int32_t>& values) {
-    node_.inputs.push_back(g_.add_constant("const" + std::to_string(node_.inputs.size()), t, shape, to_bytes(values)));
-    return *this;
-  }
-
-  OneNode& output(DataType t, const Shape& declared_shape, Quant q = {}) {
-    node_.outputs.push_back(add("out", t, declared_shape, q));
-    return *this;
-  }
-
-  template <typename V>
-  OneNode& attr(const std::string& key, V value) {
-    node_.attrs[key] = value;
-    return *this;
-  }
-
-  void infer() { find_op(node_.op)->infer(g_, node_); }
-  const Tensor& out() const { return g_.tensor(node_.outputs[0]); }
-
-  // Infers, lowers and interprets the kernel as lowered and after Simplify; both runs
-  // must agree. Returns the output's elements.
-  template <typename T>
-  std::vector<T> run() {
-    infer();
-    const OpDef* def = find_op(node_.op);
-    LoweredOp op = def->lower(LowerContext{g_, node_, "kernel", TargetFacts{}});
-    std::vector<uint8_t> plain = interpret(op);
-    op.func.body = ir::simplify(op.func.body);
-    EXPECT_EQ(interpret(op), plain) << "Simplify changed the result";
-    return from_bytes<T>(plain);
-  }
-
- private:
-  TensorId add(const std::string& name, DataType t, const Shape& shape, Quant q) {
-    Tensor tensor;
-    tensor.name = name;
-    tensor.dtype = t;
-    tensor.shape = shape;
-    tensor.shape_known = true;
-    if (q.scale != 0) {
-      tensor.quant.scale = {q.scale};
-      tensor.quant.zero_point = {q.zero_point};
-    }
-    return g_.add_tensor(tensor);
-  }
-
-  std::vector<uint8_t> interpret(const LoweredOp& op) {
-    std::map<TensorId, std::vector<uint8_t>> memory = data_;
-    std::vector<ir::BufferBinding> bindings;
-    for (size_t i = 0; i < op.args.size(); ++i) {
-      TensorId id = op.args[i];
-      const Tensor& t = g_.tensor(id);
-      if (t.is_constant()) memory[id] = *t.data;
-      if (!memory.count(id)) memory[id] = std::vector<uint8_t>(static_cast<size_t>(t.size_bytes()), 0xAB);
-      bindings.push_back({op.func.params[i], memory[id].data()});
-    }
-    EXPECT_EQ(ir::interpret(op.func, bindings), 0);
-    return memory[node_.outputs[0]];
-  }
-
-  Graph g_;
-  Node node_;
-  std::map<TensorId, std::vector<uint8_t>> data_;
-};
-
-// Messages of node_error for a node whose infer() should fail.
-std::string infer_error(OneNode& n) {
-  try {
-    n.infer();
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::vector<int8_t> random_int8(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-128, 127);
-  std::vector<int8_t> v(n);
-  for (auto& x : v) x = static_cast<int8_t>(dist(rng));
-  return v;
-}
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 2.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
+std::vector<int8_t> random_int8(size_t n, uint32_t seed) { return random_ints<int8_t>(n, -128, 127, seed); }
 
 // Real value of an int8 element.
 double real(int q, Quant p) { return p.scale * (q - static_cast<double>(p.zero_point)); }
@@ -172,21 +44,6 @@ size_t broadcast_index(const Shape& shape, const Shape& out_shape, const std::ve
   return flat;
 }
 
-// Calls f(multi_index, flat_index) for every element of `shape`, row-major.
-template <typename F>
-void for_each_index(const Shape& shape, F f) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  std::vector<int64_t> idx(shape.size(), 0);
-  for (int64_t flat = 0; flat < n; ++flat) {
-    f(idx, static_cast<size_t>(flat));
-    for (size_t j = shape.size(); j-- > 0;) {
-      if (++idx[j] < shape[j]) break;
-      idx[j] = 0;
-    }
-  }
-}
-
 // ---------------------------------------------------------------- ADD, SUB, MUL
 
 // With equal scales and zero points, TFLite's ADD is exact: each input is scaled by
@@ -195,7 +52,7 @@ TEST(TfliteAdd, Int8WithEqualQuantizationIsTheExactSum) {
   Quant q{0.25f, -3};
   std::vector<int8_t> a = random_int8(64, 1), b = random_int8(64, 2);
   OneNode n("tfl.ADD");
-  n.input(DataType::Int(8), {64}, a, q).input(DataType::Int(8), {64}, b, q).output(DataType::Int(8), {64}, q);
+  n.input({64}, a, q).input({64}, b, q).output(DataType::Int(8), {64}, q);
   std::vector<int8_t> got = n.run<int8_t>();
   for (size_t i = 0; i < a.size(); ++i) {
     int want = std::min(127, std::max(-128, a[i] + b[i] - static_cast<int>(q.zero_point)));
@@ -217,7 +74,7 @@ TEST_P(TfliteInt8Arithmetic, BroadcastWithinOneStepOfRealArithmetic) {
   Shape sa = {2, 3, 1, 5}, sb = {4, 1}, sy = {2, 3, 4, 5};
   std::vector<int8_t> a = random_int8(30, 3), b = random_int8(4, 4);
   OneNode n(c.op);
-  n.input(DataType::Int(8), sa, a, qa).input(DataType::Int(8), sb, b, qb).output(DataType::Int(8), sy, qy);
+  n.input(sa, a, qa).input(sb, b, qb).output(DataType::Int(8), sy, qy);
   std::vector<int8_t> got = n.run<int8_t>();
   int exact = 0;
   for_each_index(sy, [&](const std::vector<int64_t>& idx, size_t flat) {
@@ -242,7 +99,7 @@ int tflite_add_int8(int x, int y, Quant q1, Quant q2, Quant qo, int act_min, int
   QuantizedMultiplier m2 = quantize_multiplier(q2.scale / twice_max);
   QuantizedMultiplier mo = quantize_multiplier(twice_max / ((1 << 20) * static_cast<double>(qo.scale)));
   auto smaller_than_one = [](int32_t v, QuantizedMultiplier m) {
-    return rounding_divide_by_pot(sat_rounding_doubling_high_mul(v, m.multiplier), -m.shift);
+    return aotc_rounding_divide_by_pot(aotc_sat_rounding_doubling_high_mul(v, m.multiplier), -m.shift);
   };
   int32_t s1 = smaller_than_one((x - static_cast<int32_t>(q1.zero_point)) * (1 << 20), m1);
   int32_t s2 = smaller_than_one((y - static_cast<int32_t>(q2.zero_point)) * (1 << 20), m2);
@@ -254,7 +111,7 @@ TEST(TfliteAdd, Int8FollowsTfliteBitForBitWithRelu) {
   Quant q1{0.0213f, -11}, q2{0.0517f, 30}, qo{0.0602f, -128};
   std::vector<int8_t> a = random_int8(256, 5), b = random_int8(256, 6);
   OneNode n("tfl.ADD");
-  n.input(DataType::Int(8), {256}, a, q1).input(DataType::Int(8), {256}, b, q2).output(DataType::Int(8), {256}, qo);
+  n.input({256}, a, q1).input({256}, b, q2).output(DataType::Int(8), {256}, qo);
   n.attr("fused_activation", std::string("RELU"));
   std::vector<int8_t> got = n.run<int8_t>();
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(got[i], tflite_add_int8(a[i], b[i], q1, q2, qo, -128, 127)) << i;
@@ -264,7 +121,7 @@ TEST(TfliteAdd, FusedRelu6ClampsInTheQuantizedDomain) {
   Quant q{0.1f, 0};
   std::vector<int8_t> a = {50, 40, -50, 30}, b = {50, 30, -10, 29};  // 10.0, 7.0, -6.0, 5.9
   OneNode n("tfl.ADD");
-  n.input(DataType::Int(8), {4}, a, q).input(DataType::Int(8), {4}, b, q).output(DataType::Int(8), {4}, q);
+  n.input({4}, a, q).input({4}, b, q).output(DataType::Int(8), {4}, q);
   n.attr("fused_activation", std::string("RELU6"));
   EXPECT_EQ(n.run<int8_t>(), (std::vector<int8_t>{60, 60, 0, 59}));
 }
@@ -273,8 +130,8 @@ TEST(TfliteArithmetic, FloatBroadcastsAndAppliesTheActivation) {
   std::vector<float> a = random_floats(6, 7), b = random_floats(4, 8);
   for (const char* op : {"tfl.ADD", "tfl.SUB", "tfl.MUL"}) {
     OneNode n(op);
-    n.input(DataType::Float32(), {2, 1, 3}, a)
-        .input(DataType::Float32(), {4, 1}, b)
+    n.input({2, 1, 3}, a)
+        .input({4, 1}, b)
         .output(DataType::Float32(), {2, 4, 3});
     n.attr("fused_activation", std::string("RELU_N1_TO_1"));
     std::vector<float> got = n.run<float>();
@@ -288,16 +145,16 @@ TEST(TfliteArithmetic, FloatBroadcastsAndAppliesTheActivation) {
 
 TEST(TfliteArithmetic, RejectsUnsupportedTypesAndDeclaredShapeMismatch) {
   OneNode int16("tfl.ADD");
-  int16.input(DataType::Int(16), {2}, std::vector<int16_t>{1, 2}, {0.1f, 0})
-      .input(DataType::Int(16), {2}, std::vector<int16_t>{1, 2}, {0.1f, 0})
+  int16.input({2}, std::vector<int16_t>{1, 2}, {0.1f, 0})
+      .input({2}, std::vector<int16_t>{1, 2}, {0.1f, 0})
       .output(DataType::Int(16), {2}, {0.1f, 0});
-  EXPECT_NE(infer_error(int16).find("only float32 and int8"), std::string::npos) << infer_error(int16);
+  EXPECT_NE(int16.error().find("only float32 and int8"), std::string::npos) << int16.error();
 
   OneNode shape("tfl.ADD");
-  shape.input(DataType::Float32(), {2, 3}, random_floats(6, 1))
-      .input(DataType::Float32(), {3}, random_floats(3, 2))
+  shape.input({2, 3}, random_floats(6, 1))
+      .input({3}, random_floats(3, 2))
       .output(DataType::Float32(), {3, 2});
-  EXPECT_NE(infer_error(shape).find("'out' is [3, 2] in the model"), std::string::npos) << infer_error(shape);
+  EXPECT_NE(shape.error().find("'out' is [3, 2] in the model"), std::string::npos) << shape.error();
 }
 
 // ---------------------------------------------------------------- pooling
@@ -347,7 +204,7 @@ TEST_P(TflitePool, Int8AverageDividesByInBoundsCountRoundingHalfAway) {
   Quant q{0.05f, 10};
   std::vector<int8_t> x = random_int8(static_cast<size_t>(kBatches * GetParam().in_h * GetParam().in_w * kChannels), 9);
   OneNode n = pool("tfl.AVERAGE_POOL_2D");
-  n.input(DataType::Int(8), in_shape(), x, q).output(DataType::Int(8), out_shape(), q);
+  n.input(in_shape(), x, q).output(DataType::Int(8), out_shape(), q);
   std::vector<int8_t> got = n.run<int8_t>();
   for_each_output([&](int64_t b, int64_t oy, int64_t ox, int64_t c, size_t flat) {
     int sum = 0, count = 0;
@@ -361,7 +218,7 @@ TEST_P(TflitePool, Int8MaxThenFusedReluClamp) {
   std::vector<int8_t> x =
       random_int8(static_cast<size_t>(kBatches * GetParam().in_h * GetParam().in_w * kChannels), 10);
   OneNode n = pool("tfl.MAX_POOL_2D");
-  n.input(DataType::Int(8), in_shape(), x, q).output(DataType::Int(8), out_shape(), q);
+  n.input(in_shape(), x, q).output(DataType::Int(8), out_shape(), q);
   n.attr("fused_activation", std::string("RELU"));
   std::vector<int8_t> got = n.run<int8_t>();
   for_each_output([&](int64_t b, int64_t oy, int64_t ox, int64_t c, size_t flat) {
@@ -376,9 +233,9 @@ TEST_P(TflitePool, FloatAverageAndMax) {
   std::vector<float> x =
       random_floats(static_cast<size_t>(kBatches * GetParam().in_h * GetParam().in_w * kChannels), 11);
   OneNode avg = pool("tfl.AVERAGE_POOL_2D");
-  avg.input(DataType::Float32(), in_shape(), x).output(DataType::Float32(), out_shape());
+  avg.input(in_shape(), x).output(DataType::Float32(), out_shape());
   OneNode max = pool("tfl.MAX_POOL_2D");
-  max.input(DataType::Float32(), in_shape(), x)
+  max.input(in_shape(), x)
       .output(DataType::Float32(), out_shape())
       .attr("fused_activation", std::string("RELU6"));
   std::vector<float> got_avg = avg.run<float>(), got_max = max.run<float>();
@@ -410,10 +267,10 @@ INSTANTIATE_TEST_SUITE_P(Windows, TflitePool,
 
 TEST(TflitePoolErrors, Int8InputAndOutputMustShareQuantization) {
   OneNode n("tfl.AVERAGE_POOL_2D");
-  n.input(DataType::Int(8), {1, 2, 2, 1}, random_int8(4, 1), {0.1f, 0})
+  n.input({1, 2, 2, 1}, random_int8(4, 1), {0.1f, 0})
       .output(DataType::Int(8), {1, 1, 1, 1}, {0.2f, 0});
   n.attr("filter_h", int64_t{2}).attr("filter_w", int64_t{2}).attr("padding", std::string("VALID"));
-  EXPECT_NE(infer_error(n).find("different quantization"), std::string::npos) << infer_error(n);
+  EXPECT_NE(n.error().find("different quantization"), std::string::npos) << n.error();
 }
 
 // ---------------------------------------------------------------- SOFTMAX
@@ -424,7 +281,7 @@ const Quant kSoftmaxInt8Out{1.0f / 256, -128};
 TEST(TfliteSoftmax, Int8EqualInputsGiveTheUniformDistribution) {
   for (int64_t depth : {1, 2, 4, 8, 16}) {
     OneNode n("tfl.SOFTMAX");
-    n.input(DataType::Int(8), {1, depth}, std::vector<int8_t>(static_cast<size_t>(depth), 17), {0.1f, 3});
+    n.input({1, depth}, std::vector<int8_t>(static_cast<size_t>(depth), 17), {0.1f, 3});
     n.output(DataType::Int(8), {1, depth}, kSoftmaxInt8Out).attr("beta", 1.0);
     std::vector<int8_t> got = n.run<int8_t>();
     int want = std::min(127, static_cast<int>(256 / depth) - 128);
@@ -442,7 +299,7 @@ TEST(TfliteSoftmax, Int8WithinOneStepOfRealSoftmax) {
       Quant q{scale, -5};
       std::vector<int8_t> x = random_int8(static_cast<size_t>(rows * depth), ++seed);
       OneNode n("tfl.SOFTMAX");
-      n.input(DataType::Int(8), {2, 3, depth}, x, q).output(DataType::Int(8), {2, 3, depth}, kSoftmaxInt8Out);
+      n.input({2, 3, depth}, x, q).output(DataType::Int(8), {2, 3, depth}, kSoftmaxInt8Out);
       n.attr("beta", beta);
       std::vector<int8_t> got = n.run<int8_t>();
       for (int64_t r = 0; r < rows; ++r) {
@@ -466,7 +323,7 @@ TEST(TfliteSoftmax, Int8WithinOneStepOfRealSoftmax) {
 // exponentials (below exp(-15.5)) would round away anyway.
 TEST(TfliteSoftmax, Int8DominantClassSaturatesAndFarClassesGiveTheMinimum) {
   OneNode n("tfl.SOFTMAX");
-  n.input(DataType::Int(8), {4}, std::vector<int8_t>{0, -15, -16, -100}, {1.0f, 0});
+  n.input({4}, std::vector<int8_t>{0, -15, -16, -100}, {1.0f, 0});
   n.output(DataType::Int(8), {4}, kSoftmaxInt8Out).attr("beta", 1.0);
   std::vector<int8_t> got = n.run<int8_t>();
   EXPECT_EQ(got[0], 127);   // p ~ 1
@@ -479,7 +336,7 @@ TEST(TfliteSoftmax, Int8ToInt16WithinOneStepOfRealSoftmax) {
   Quant q{0.07f, 0}, qy{1.0f / 65536, -32768};
   std::vector<int8_t> x = random_int8(50, 31);
   OneNode n("tfl.SOFTMAX");
-  n.input(DataType::Int(8), {5, 10}, x, q).output(DataType::Int(16), {5, 10}, qy).attr("beta", 1.0);
+  n.input({5, 10}, x, q).output(DataType::Int(16), {5, 10}, qy).attr("beta", 1.0);
   std::vector<int16_t> got = n.run<int16_t>();
   for (int r = 0; r < 5; ++r) {
     int max = *std::max_element(&x[r * 10], &x[r * 10] + 10);
@@ -496,7 +353,7 @@ TEST(TfliteSoftmax, Int8ToInt16WithinOneStepOfRealSoftmax) {
 // shift fails. aotc gives what the arithmetic gives, 1/600 -> 0.43 steps -> -128.
 TEST(TfliteSoftmax, Int8WideRowsBeyondTflitesShiftLimit) {
   OneNode n("tfl.SOFTMAX");
-  n.input(DataType::Int(8), {600}, std::vector<int8_t>(600, 5), {0.1f, 0});
+  n.input({600}, std::vector<int8_t>(600, 5), {0.1f, 0});
   n.output(DataType::Int(8), {600}, kSoftmaxInt8Out).attr("beta", 1.0);
   for (int8_t v : n.run<int8_t>()) ASSERT_EQ(v, -128);
 }
@@ -504,7 +361,7 @@ TEST(TfliteSoftmax, Int8WideRowsBeyondTflitesShiftLimit) {
 TEST(TfliteSoftmax, FloatFollowsTflitesFormula) {
   std::vector<float> x = random_floats(24, 40);
   OneNode n("tfl.SOFTMAX");
-  n.input(DataType::Float32(), {2, 12}, x).output(DataType::Float32(), {2, 12}).attr("beta", 0.75);
+  n.input({2, 12}, x).output(DataType::Float32(), {2, 12}).attr("beta", 0.75);
   std::vector<float> got = n.run<float>();
   for (int r = 0; r < 2; ++r) {
     float max = std::numeric_limits<float>::lowest(), sum = 0.0f;
@@ -517,8 +374,8 @@ TEST(TfliteSoftmax, FloatFollowsTflitesFormula) {
 
 TEST(TfliteSoftmax, RejectsOutputQuantizationTfliteRejects) {
   OneNode n("tfl.SOFTMAX");
-  n.input(DataType::Int(8), {4}, random_int8(4, 1), {0.1f, 0}).output(DataType::Int(8), {4}, {1.0f / 128, -128});
-  EXPECT_NE(infer_error(n).find("output 'out' has scale"), std::string::npos) << infer_error(n);
+  n.input({4}, random_int8(4, 1), {0.1f, 0}).output(DataType::Int(8), {4}, {1.0f / 128, -128});
+  EXPECT_NE(n.error().find("output 'out' has scale"), std::string::npos) << n.error();
 }
 
 // The fixed-point helpers against libm, over their whole input ranges. (They also agree
@@ -556,31 +413,30 @@ TEST(FixedPoint, ReciprocalAndLeadingZeros) {
 
 TEST(TfliteReshape, IsAViewWithTheDeclaredShape) {
   OneNode n("tfl.RESHAPE");
-  n.input(DataType::Int(8), {1, 1, 1, 64}, random_int8(64, 1), {0.1f, 0}).constant(DataType::Int(32), {2}, {-1, 64});
+  n.input({1, 1, 1, 64}, random_int8(64, 1), {0.1f, 0}).constant<int32_t>({2}, {-1, 64});
   n.output(DataType::Int(8), {1, 64}, {0.1f, 0});
-  n.infer();
-  EXPECT_EQ(n.out().shape, (Shape{1, 64}));
+  EXPECT_EQ(n.infer(), (Shape{1, 64}));
   EXPECT_TRUE(find_op("tfl.RESHAPE")->is_view);
 }
 
 TEST(TfliteReshape, RejectsARequestThatContradictsTheDeclaredShape) {
   OneNode n("tfl.RESHAPE");
-  n.input(DataType::Float32(), {2, 6}, random_floats(12, 1)).constant(DataType::Int(32), {2}, {4, -1});
+  n.input({2, 6}, random_floats(12, 1)).constant<int32_t>({2}, {4, -1});
   n.output(DataType::Float32(), {3, 4});
-  EXPECT_NE(infer_error(n).find("requests [4, 3]"), std::string::npos) << infer_error(n);
+  EXPECT_NE(n.error().find("requests [4, 3]"), std::string::npos) << n.error();
 }
 
 TEST(TfliteQuantize, FloatRoundsHalfAwayFromZeroAndClamps) {
   std::vector<float> x = {1.25f, -1.25f, 0.75f, -0.75f, 0.0f, 1000.0f, -1000.0f, 1e30f, -1e30f, 63.0f};
   OneNode n("tfl.QUANTIZE");
-  n.input(DataType::Float32(), {10}, x).output(DataType::Int(8), {10}, {0.5f, 1});
+  n.input({10}, x).output(DataType::Int(8), {10}, {0.5f, 1});
   // x / 0.5 = 2.5, -2.5, 1.5, -1.5, 0, ... ; then + 1
   EXPECT_EQ(n.run<int8_t>(), (std::vector<int8_t>{4, -2, 3, -1, 1, 127, -128, 127, -128, 127}));
 }
 
 TEST(TfliteQuantize, FloatToInt16) {
   OneNode n("tfl.QUANTIZE");
-  n.input(DataType::Float32(), {3}, std::vector<float>{0.5f, -3.0f, 1e6f}).output(DataType::Int(16), {3}, {0.001f, 0});
+  n.input({3}, std::vector<float>{0.5f, -3.0f, 1e6f}).output(DataType::Int(16), {3}, {0.001f, 0});
   EXPECT_EQ(n.run<int16_t>(), (std::vector<int16_t>{500, -3000, 32767}));
 }
 
@@ -589,15 +445,15 @@ TEST(TfliteQuantize, Int8RequantizationWithinOneStep) {
   std::vector<int8_t> x(256);
   for (int i = 0; i < 256; ++i) x[static_cast<size_t>(i)] = static_cast<int8_t>(i - 128);
   OneNode n("tfl.QUANTIZE");
-  n.input(DataType::Int(8), {256}, x, qi).output(DataType::Int(8), {256}, qo);
+  n.input({256}, x, qi).output(DataType::Int(8), {256}, qo);
   std::vector<int8_t> got = n.run<int8_t>();
   for (size_t i = 0; i < 256; ++i) EXPECT_LE(std::abs(got[i] - quantize_ideal(real(x[i], qi), qo)), 1) << int(x[i]);
 }
 
 TEST(TfliteQuantize, RejectsUnsupportedConversions) {
   OneNode n("tfl.QUANTIZE");
-  n.input(DataType::Float32(), {2}, std::vector<float>{0, 1}).output(DataType::UInt(8), {2}, {0.1f, 0});
-  EXPECT_NE(infer_error(n).find("float32 to uint8 is not supported"), std::string::npos) << infer_error(n);
+  n.input({2}, std::vector<float>{0, 1}).output(DataType::UInt(8), {2}, {0.1f, 0});
+  EXPECT_NE(n.error().find("float32 to uint8 is not supported"), std::string::npos) << n.error();
 }
 
 // TFLite computes static_cast<float>(double(scale) * (x - zero_point)); the kernel does it
@@ -609,12 +465,12 @@ TEST(TfliteDequantize, MatchesTflitesDoubleFormulaBitForBit) {
   for (int i = 0; i < 65536; ++i) x16[static_cast<size_t>(i)] = static_cast<int16_t>(i - 32768);
   for (Quant q : {Quant{0.0078125f, -128}, Quant{0.1f, 3}, Quant{3.3333333e-5f, 100}, Quant{7.77e3f, -1}}) {
     OneNode n8("tfl.DEQUANTIZE");
-    n8.input(DataType::Int(8), {256}, x8, q).output(DataType::Float32(), {256});
+    n8.input({256}, x8, q).output(DataType::Float32(), {256});
     std::vector<float> got8 = n8.run<float>();
     for (size_t i = 0; i < 256; ++i)
       ASSERT_EQ(got8[i], static_cast<float>(static_cast<double>(q.scale) * (x8[i] - q.zero_point))) << int(x8[i]);
     OneNode n16("tfl.DEQUANTIZE");
-    n16.input(DataType::Int(16), {65536}, x16, q).output(DataType::Float32(), {65536});
+    n16.input({65536}, x16, q).output(DataType::Float32(), {65536});
     std::vector<float> got16 = n16.run<float>();
     for (size_t i = 0; i < 65536; ++i)
       ASSERT_EQ(got16[i], static_cast<float>(static_cast<double>(q.scale) * (x16[i] - q.zero_point))) << x16[i];
@@ -622,4 +478,4 @@ TEST(TfliteDequantize, MatchesTflitesDoubleFormulaBitForBit) {
 }
 
 }  // namespace
-}  // namespace aotc
+}  // namespace aotc::test

@@ -9,11 +9,8 @@
 # concatenated in the model's order (the format of the MLPerf Tiny reference/input_K.bin
 # files); EXPECTED likewise for the outputs, one file per case, or none at all.
 cmake_minimum_required(VERSION 3.20)
-foreach(var METADATA HEADER SOURCE INPUTS)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "generate_test_data.cmake: ${var} is not set")
-  endif()
-endforeach()
+include("${CMAKE_CURRENT_LIST_DIR}/../../../cmake/script_helpers.cmake")
+require_variables(METADATA HEADER SOURCE INPUTS)
 
 file(READ "${METADATA}" metadata)
 string(JSON name GET "${metadata}" name)

@@ -11,11 +11,8 @@
 # -icount shift=0 (one instruction per virtual ns: SysTick then counts instructions).
 # LOG receives QEMU's output (for bench/firmware, which reads the figures from it).
 cmake_minimum_required(VERSION 3.20)
-foreach(var ELF MACHINE)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "run_qemu.cmake: ${var} is not set")
-  endif()
-endforeach()
+include("${CMAKE_CURRENT_LIST_DIR}/../../../cmake/script_helpers.cmake")
+require_variables(ELF MACHINE)
 if(NOT DEFINED QEMU)
   find_program(QEMU qemu-system-arm)
   if(NOT QEMU)

@@ -1,7 +1,8 @@
-// Sliding-window geometry shared by Conv, MaxPool and AveragePool; see spatial.h.
-#include "lowering/ops/spatial.h"
+// Sliding windows of the convolution and pooling operators; see window.h.
+#include "lowering/ops/window.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "aot/graph/op_registry.h"
 
@@ -115,6 +116,27 @@ std::vector<WindowAxis> resolve_window(const Node& node, const std::vector<int64
   return axes;
 }
 
+WindowAxis tflite_window_axis(const Node& node, const std::string& padding, int64_t input, int64_t filter,
+                              int64_t stride, int64_t dilation) {
+  WindowAxis axis;
+  axis.input = input;
+  axis.kernel = filter;
+  axis.stride = stride;
+  axis.dilation = dilation;
+  if (padding == "SAME") {
+    axis.output = (input + stride - 1) / stride;
+    int64_t total = std::max<int64_t>((axis.output - 1) * stride + axis.span() - input, 0);
+    axis.pad_begin = total / 2;
+    axis.pad_end = total - axis.pad_begin;
+  } else if (padding == "VALID") {
+    axis.output = (input - axis.span() + stride) / stride;
+  } else {
+    node_error(node, "unknown padding '" + padding + "'");
+  }
+  if (axis.output <= 0) node_error(node, "the filter is larger than the input");
+  return axis;
+}
+
 std::vector<int64_t> pooling_kernel_shape(const Node& node, size_t spatial_rank) {
   if (!node.has_attr("kernel_shape")) node_error(node, "the kernel_shape attribute is required");
   return per_axis_attr(node, "kernel_shape", spatial_rank, 1, 1);
@@ -142,31 +164,85 @@ Expr tap_coordinate(const WindowAxis& axis, const Expr& o, const Expr& k) {
   return o * axis.stride + k * axis.dilation - axis.pad_begin;
 }
 
-ir::Stmt for_each_tap(const std::vector<WindowAxis>& axes, const std::vector<Expr>& out_pos,
-                      const std::function<ir::Stmt(const std::vector<Expr>& kernel_pos,
-                                                   const std::vector<Expr>& input_pos)>& visit) {
-  size_t rank = axes.size();
-  std::vector<std::string> names = spatial_names('k', rank);
+TapRange tap_range(const WindowAxis& axis, const Expr& o, int64_t lo, int64_t hi) {
+  bool clipped_low = axis.first_start() < lo;
+  bool clipped_high = axis.last_start() + axis.span() > hi;
+  // The window starts at o * stride - pad_begin, so taps k in [first, end) have
+  // lo <= start + k * d < hi, with first = ceil((lo - start) / d) and end likewise for
+  // hi. (a + d - 1) / d is ceil(a / d) for a > 0 and is <= 0 for a <= 0, where the clamp
+  // to [0, kernel] applies (C division truncates toward zero).
+  int64_t d = axis.dilation;
+  auto ceil_steps_to = [&](int64_t bound) { return (Expr(bound + axis.pad_begin + d - 1) - o * axis.stride) / d; };
+  Expr first = clipped_low ? ir::max(Expr(0), ceil_steps_to(lo)) : Expr(0);
+  Expr end = clipped_high ? ir::min(Expr(axis.kernel), ceil_steps_to(hi)) : Expr(axis.kernel);
+  return {first, end};
+}
+
+WindowTaps::WindowTaps(std::vector<WindowAxis> axes, std::vector<Expr> out_pos, TapBounds bounds)
+    : axes_(std::move(axes)), out_pos_(std::move(out_pos)), bounds_(bounds), names_(spatial_names('k', axes_.size())) {
+  for (size_t i = 0; i < axes_.size(); ++i) {
+    bool clipped = bounds == TapBounds::kClip && axes_[i].can_leave_input();
+    first_.push_back(clipped ? ir::make_var(names_[i] + "_first") : nullptr);
+    end_.push_back(clipped ? ir::make_var(names_[i] + "_end") : nullptr);
+  }
+}
+
+ir::Stmt WindowTaps::bind(ir::Stmt body) const {
+  for (size_t i = axes_.size(); i-- > 0;) {
+    if (!first_[i]) continue;
+    TapRange range = tap_range(axes_[i], out_pos_[i], 0, axes_[i].input);
+    body = ir::let(first_[i], range.first, ir::let(end_[i], range.end, body));
+  }
+  return body;
+}
+
+ir::Stmt WindowTaps::loops(const Visit& visit) const {
+  size_t rank = axes_.size();
   std::vector<ir::Var> kernel_vars;
   std::vector<Expr> kernel_pos, input_pos;
   for (size_t i = 0; i < rank; ++i) {
-    kernel_vars.push_back(ir::make_var(names[i]));
+    kernel_vars.push_back(ir::make_var(names_[i]));
     kernel_pos.push_back(ir::var_expr(kernel_vars.back()));
-    input_pos.push_back(tap_coordinate(axes[i], out_pos[i], kernel_pos.back()));
+    input_pos.push_back(tap_coordinate(axes_[i], out_pos_[i], kernel_pos.back()));
   }
-  // Innermost axis first; each axis's guard sits just inside its own loop, so a row of
-  // padding is skipped whole.
+  // Innermost axis first; with kGuard each axis's check sits just inside its own loop, so
+  // a row of padding is skipped whole.
   ir::Stmt body = visit(kernel_pos, input_pos);
   for (size_t i = rank; i-- > 0;) {
-    const WindowAxis& axis = axes[i];
-    Expr inside;
-    auto require = [&](Expr condition) { inside = inside ? ir::logical_and(inside, condition) : condition; };
-    if (axis.first_start() < 0) require(input_pos[i] >= 0);
-    if (axis.last_start() + axis.span() > axis.input) require(input_pos[i] < axis.input);
-    if (inside) body = ir::if_then_else(inside, body);
-    body = ir::for_loop(kernel_vars[i], 0, axis.kernel, body);
+    const WindowAxis& axis = axes_[i];
+    if (bounds_ == TapBounds::kGuard && axis.can_leave_input()) {
+      bool low = axis.first_start() < 0, high = axis.last_start() + axis.span() > axis.input;
+      Expr inside;
+      if (low && high) {
+        // 0 <= x < input as one unsigned comparison: a negative x wraps to a large value.
+        inside = ir::cast(DataType::UInt(32), input_pos[i]) < ir::make_int(axis.input, DataType::UInt(32));
+      } else {
+        inside = low ? input_pos[i] >= 0 : input_pos[i] < axis.input;
+      }
+      body = ir::if_then_else(inside, body);
+    }
+    if (first_[i]) {
+      Expr first = ir::var_expr(first_[i]);
+      body = ir::for_loop(kernel_vars[i], first, ir::var_expr(end_[i]) - first, body);
+    } else {
+      body = ir::for_loop(kernel_vars[i], 0, axes_[i].kernel, body);
+    }
   }
   return body;
+}
+
+Expr WindowTaps::count() const {
+  if (bounds_ == TapBounds::kGuard) throw std::logic_error("WindowTaps::count needs clipped bounds");
+  Expr n = 1;
+  for (size_t i = 0; i < axes_.size(); ++i)
+    n = n * (first_[i] ? ir::var_expr(end_[i]) - ir::var_expr(first_[i]) : Expr(axes_[i].kernel));
+  return n;
+}
+
+ir::Stmt for_each_tap(const std::vector<WindowAxis>& axes, const std::vector<Expr>& out_pos,
+                      const WindowTaps::Visit& visit) {
+  WindowTaps taps(axes, out_pos);
+  return taps.bind(taps.loops(visit));
 }
 
 std::vector<int64_t> windowed_output_shape(const std::vector<int64_t>& input_shape, int64_t channels,

@@ -1,0 +1,47 @@
+# Helpers for the scripts that the tests, the benchmarks and the example firmware run with
+# `cmake -P` (tests/firmware, tests/runtime, bench/firmware, examples/firmware/cmake):
+#
+#   include("${CMAKE_CURRENT_LIST_DIR}/<path to>/cmake/script_helpers.cmake")
+include_guard(GLOBAL)
+
+# require_variables(<name>...)
+# Stops the script, naming it and the variable, unless each variable is set (-D<name>=...).
+function(require_variables)
+  # CMAKE_CURRENT_LIST_FILE is the calling script's here, not this file.
+  get_filename_component(script "${CMAKE_CURRENT_LIST_FILE}" NAME)
+  foreach(var IN LISTS ARGN)
+    if(NOT DEFINED ${var})
+      message(FATAL_ERROR "${script}: ${var} is not set")
+    endif()
+  endforeach()
+endfunction()
+
+# run_step(<command> [<argument>...] [OUTPUT <variable>] [QUIET])
+# Shows the command, runs it and stops the script if it fails. Its output goes to the
+# terminal as it runs; with OUTPUT it is collected instead (stdout and stderr together),
+# stored in <variable> and then shown. QUIET collects it too, and shows it only if the
+# command fails.
+function(run_step)
+  cmake_parse_arguments(ARG "QUIET" "OUTPUT" "" ${ARGN})
+  string(REPLACE ";" " " shown "${ARG_UNPARSED_ARGUMENTS}")
+  message(STATUS "${shown}")
+  set(output "")
+  if(ARG_OUTPUT OR ARG_QUIET)
+    execute_process(COMMAND ${ARG_UNPARSED_ARGUMENTS} RESULT_VARIABLE status
+                    OUTPUT_VARIABLE output ERROR_VARIABLE output)
+    if(NOT ARG_QUIET)
+      message("${output}")
+    endif()
+  else()
+    execute_process(COMMAND ${ARG_UNPARSED_ARGUMENTS} RESULT_VARIABLE status)
+  endif()
+  if(NOT status EQUAL 0)
+    if(ARG_QUIET)
+      message(FATAL_ERROR "failed (${status}): ${shown}\n${output}")
+    endif()
+    message(FATAL_ERROR "failed (${status}): ${shown}")
+  endif()
+  if(ARG_OUTPUT)
+    set(${ARG_OUTPUT} "${output}" PARENT_SCOPE)
+  endif()
+endfunction()

@@ -1,0 +1,80 @@
+#include "lowering/ir/runtime_calls.h"
+
+#include <functional>
+#include <map>
+
+#include "runtime-c/aotc_dot.h"
+#include "runtime-c/aotc_quant.h"
+#include "runtime-c/aotc_quant_onnx.h"
+#include "runtime-c/aotc_quant_softmax.h"
+
+namespace aotc::ir {
+namespace {
+
+// Every runtime function the IR may call, by its C name, as the interpreter evaluates it.
+struct RuntimeFunction {
+  size_t arity;
+  std::function<int64_t(const std::vector<int64_t>&)> evaluate;
+};
+
+// Integer arguments arrive as int64 and are narrowed to the C function's int32; an address
+// is a host pointer.
+int32_t i32(int64_t v) { return static_cast<int32_t>(v); }
+template <typename T>
+T* pointer(int64_t v) {
+  return reinterpret_cast<T*>(static_cast<intptr_t>(v));
+}
+
+const std::map<std::string, RuntimeFunction>& runtime_functions() {
+  using Args = const std::vector<int64_t>&;
+  static const std::map<std::string, RuntimeFunction> kFunctions = {
+      {"aotc_mul_by_quantized_multiplier", {3, [](Args a) { return aotc_mul_by_quantized_multiplier(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_rounding_divide_by_pot", {2, [](Args a) { return aotc_rounding_divide_by_pot(i32(a[0]), i32(a[1])); }}},
+      {"aotc_sat_rounding_doubling_high_mul", {2, [](Args a) { return aotc_sat_rounding_doubling_high_mul(i32(a[0]), i32(a[1])); }}},
+      {"aotc_onnx_requantize", {3, [](Args a) { return aotc_onnx_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_onnx_requantize_sum",
+       {5, [](Args a) { return aotc_onnx_requantize_sum(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
+      {"aotc_exp_on_negative_values_q5_26", {1, [](Args a) { return aotc_exp_on_negative_values_q5_26(i32(a[0])); }}},
+      {"aotc_count_leading_zeros", {1, [](Args a) { return aotc_count_leading_zeros(i32(a[0])); }}},
+      {"aotc_get_reciprocal", {1, [](Args a) { return aotc_get_reciprocal(i32(a[0])); }}},
+      {"aotc_dot_s8",
+       {4, [](Args a) { return aotc_dot_s8(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3])); }}},
+  };
+  return kFunctions;
+}
+
+Expr runtime_call(const char* name, std::vector<Expr> args) { return call(name, std::move(args), DataType::Int(32)); }
+
+}  // namespace
+
+Expr mul_by_quantized_multiplier(Expr x, Expr multiplier, Expr shift) {
+  return runtime_call("aotc_mul_by_quantized_multiplier", {std::move(x), std::move(multiplier), std::move(shift)});
+}
+Expr rounding_divide_by_pot(Expr x, Expr exponent) {
+  return runtime_call("aotc_rounding_divide_by_pot", {std::move(x), std::move(exponent)});
+}
+Expr sat_rounding_doubling_high_mul(Expr a, Expr b) {
+  return runtime_call("aotc_sat_rounding_doubling_high_mul", {std::move(a), std::move(b)});
+}
+Expr onnx_requantize(Expr acc, Expr multiplier, Expr shift) {
+  return runtime_call("aotc_onnx_requantize", {std::move(acc), std::move(multiplier), std::move(shift)});
+}
+Expr onnx_requantize_sum(Expr a, Expr a_multiplier, Expr b, Expr b_multiplier, Expr shift) {
+  return runtime_call("aotc_onnx_requantize_sum",
+                      {std::move(a), std::move(a_multiplier), std::move(b), std::move(b_multiplier), std::move(shift)});
+}
+Expr exp_on_negative_values_q5_26(Expr a) { return runtime_call("aotc_exp_on_negative_values_q5_26", {std::move(a)}); }
+Expr count_leading_zeros(Expr x) { return runtime_call("aotc_count_leading_zeros", {std::move(x)}); }
+Expr get_reciprocal(Expr x) { return runtime_call("aotc_get_reciprocal", {std::move(x)}); }
+Expr dot_s8(Expr a, Expr b, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_s8", {std::move(a), std::move(b), std::move(n), std::move(acc)});
+}
+
+bool evaluate_runtime_call(const std::string& name, const std::vector<int64_t>& args, int64_t* result) {
+  auto it = runtime_functions().find(name);
+  if (it == runtime_functions().end() || args.size() != it->second.arity) return false;
+  *result = it->second.evaluate(args);
+  return true;
+}
+
+}  // namespace aotc::ir

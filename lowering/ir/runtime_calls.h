@@ -1,0 +1,49 @@
+// The fixed-point functions and micro-kernels of the C runtime (runtime-c/aotc_quant.h,
+// aotc_quant_onnx.h, aotc_quant_softmax.h, aotc_dot.h) as loop-IR calls, and their
+// evaluation for the IR interpreter.
+//
+// This is the one place where aotc's integer arithmetic is defined: the generated C calls
+// the runtime's functions by name, and the interpreter (constant folding, unit tests)
+// evaluates a call by calling the very same C functions, which are plain C99 that also
+// compiles as C++. So the compiler, its tests and the generated code cannot disagree on a
+// rounding. (The compile-time side, turning real scales into multipliers and shifts, is
+// in quantization.h and quant_onnx.h.)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lowering/ir/ir.h"
+
+namespace aotc::ir {
+
+// TFLite's requantization (aotc_quant.h): x * multiplier * 2^shift / 2^31 with TFLite's
+// rounding, and its two steps.
+Expr mul_by_quantized_multiplier(Expr x, Expr multiplier, Expr shift);
+Expr rounding_divide_by_pot(Expr x, Expr exponent);
+Expr sat_rounding_doubling_high_mul(Expr a, Expr b);
+
+// ONNX's requantization (aotc_quant_onnx.h): acc * multiplier / 2^shift rounded once, ties
+// to even; and the rescaled sum of two operands over a common shift.
+Expr onnx_requantize(Expr acc, Expr multiplier, Expr shift);
+Expr onnx_requantize_sum(Expr a, Expr a_multiplier, Expr b, Expr b_multiplier, Expr shift);
+
+// TFLite's int8 softmax (aotc_quant_softmax.h): exp(a) in Q0.31 for an int32 a <= 0 in
+// Q5.26; leading zero bits of an int32 read as uint32 (32 for 0); for x > 0, 1/m in Q0.31,
+// m in [1, 2) being x shifted left by count_leading_zeros(x).
+Expr exp_on_negative_values_q5_26(Expr a);
+Expr count_leading_zeros(Expr x);
+Expr get_reciprocal(Expr x);
+
+// The int8 dot product of aotc_dot.h: acc + sum of a[i] * b[i] over n elements, a and b
+// addresses (address_of). Targets with the DSP extension run it two products per
+// instruction.
+Expr dot_s8(Expr a, Expr b, Expr n, Expr acc);
+
+// For the interpreter: if `name` is one of the runtime functions above, stores its value
+// for `args` (integers as int64, addresses as host pointers) in *result and returns true;
+// returns false for any other name or arity.
+bool evaluate_runtime_call(const std::string& name, const std::vector<int64_t>& args, int64_t* result);
+
+}  // namespace aotc::ir

@@ -1,0 +1,91 @@
+// One convolution kernel for every front end: ONNX Conv (float, NCHW), QLinearConv and the
+// integer convolutions fold_qdq makes (ONNX's exact requantization, NCHW), and TFLite's
+// CONV_2D and DEPTHWISE_CONV_2D (float and int8 with TFLite's requantization, NHWC).
+//
+// The front ends only read their operator's attributes: they describe the convolution as
+// a ConvGeometry (layouts, channels, groups, the resolved window) and say how values
+// enter the sum and how the sum becomes an output element (a ConvArithmetic: the
+// quantization scheme). Everything else is here, once: the loop nest in the layout's
+// memory order, the window's bounds (window.h: taps in the padding are never visited,
+// and bounds are computed only on the axes where a tap can leave the input), groups and
+// depthwise channel multipliers, the bias, the fused epilogue, and the staged variants
+// that let a depthwise or 1x1 convolution write its output over its own input.
+//
+// Summation order follows the layout, innermost over contiguous memory: NCHW sums over
+// channels, then taps; NHWC over taps, then channels (TFLite's reference kernels' order,
+// which float results must follow to match TFLite to the last bit).
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "lowering/ops/kernel_builder.h"
+#include "lowering/ops/window.h"
+
+namespace aotc {
+
+// Where the channel axis of the activations is: NCHW (ONNX) or NHWC (TFLite).
+enum class ActivationLayout { kChannelsFirst, kChannelsLast };
+
+// How the filter is stored: [M, C / groups, K...] (ONNX), [M, K..., C / groups] (TFLite
+// CONV_2D) or [1, K..., M] (TFLite DEPTHWISE_CONV_2D, one input channel per group).
+enum class FilterLayout { kOIK, kOKI, kOneKO };
+
+struct ConvGeometry {
+  ActivationLayout layout = ActivationLayout::kChannelsFirst;
+  FilterLayout filter_layout = FilterLayout::kOIK;
+  int64_t batches = 1, in_channels = 0, out_channels = 0, groups = 1;
+  std::vector<WindowAxis> axes;  // the spatial axes, outermost first
+
+  int64_t in_per_group() const { return in_channels / groups; }
+  int64_t out_per_group() const { return out_channels / groups; }
+  std::vector<int64_t> output_shape() const;
+};
+
+// The quantization scheme of a convolution (or of another reduction that shares it, like
+// a fully connected layer): how input and filter values enter the sum, and how the sum,
+// bias included, becomes the output value. The fused epilogue is applied after output().
+class ConvArithmetic {
+ public:
+  virtual ~ConvArithmetic() = default;
+  virtual DataType accumulator() const = 0;
+  // The input value as a term of the sum (an int8 value widened and centred on its zero
+  // point). Also what a staged copy of the input holds.
+  virtual ir::Expr input_term(const ir::Expr& x) const = 0;
+  virtual ir::Expr filter_term(const ir::Expr& w, const ir::Expr& out_channel) const = 0;
+  virtual ir::Expr output(const ir::Expr& sum, const ir::Expr& out_channel) const = 0;
+  // `body()` inside the constant tables output() and filter_term() read.
+  virtual ir::Stmt wrap(const std::function<ir::Stmt()>& body) { return body(); }
+  // The type a staged copy of input terms is stored in (int16 for centred int8 values).
+  virtual DataType staged_type(DataType input) const { return input; }
+};
+
+// Float: terms as they are, output = activation(sum) (identity when none is fused).
+class FloatConvArithmetic : public ConvArithmetic {
+ public:
+  explicit FloatConvArithmetic(std::function<ir::Expr(ir::Expr)> activation = nullptr)
+      : activation_(std::move(activation)) {}
+  DataType accumulator() const override { return DataType::Float32(); }
+  ir::Expr input_term(const ir::Expr& x) const override { return x; }
+  ir::Expr filter_term(const ir::Expr& w, const ir::Expr&) const override { return w; }
+  ir::Expr output(const ir::Expr& sum, const ir::Expr&) const override { return activation_ ? activation_(sum) : sum; }
+
+ private:
+  std::function<ir::Expr(ir::Expr)> activation_;
+};
+
+// The convolution's operands: buffers from the KernelBuilder (bias may be null; its type
+// is the accumulator's) and the graph tensor of the input, for the in-place decision.
+struct ConvOperands {
+  ir::Buffer input, filter, bias, output;
+  TensorId input_tensor = kNoTensor;
+};
+
+// Builds the kernel body: output[...] = epilogue(arithmetic.output(sum + bias)). When the
+// output has the input's shape and the input dies at this node, a depthwise convolution
+// stages each input channel, and a 1x1 convolution each input pixel, in a small temporary
+// first, and the output may then take the input's memory (kb.allow_in_place).
+ir::Stmt lower_convolution(KernelBuilder& kb, const ConvGeometry& geometry, ConvArithmetic& arithmetic,
+                           const ConvOperands& operands);
+
+}  // namespace aotc

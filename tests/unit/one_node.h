@@ -1,0 +1,394 @@
+// The harness of the operator tests in tests/unit: a graph of one node (OneNode) or of a
+// few (GraphBuilder), with the run-time values of its inputs, taken through the operators'
+// shape functions and lowerings, and each kernel run in the IR interpreter.
+//
+// Every kernel runs twice, as lowered and after ir::simplify, and both runs must write the
+// same bytes: Simplify may change how a kernel computes, never what. The values a test
+// expects come from the test itself (plain loops written from the operator's definition),
+// never from here. This is the one place the tests call the lowering API.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "aot/graph/graph.h"
+#include "aot/graph/op_registry.h"
+#include "aot/passes/graph_passes.h"
+#include "lowering/ir/ir_interpreter.h"
+#include "lowering/ir/ir_printer.h"
+#include "lowering/passes/simplify.h"
+
+namespace aotc::test {
+
+using Shape = std::vector<int64_t>;
+using Index = std::vector<int64_t>;
+
+inline int64_t element_count(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Calls f(index, flat) for every element of `shape`, in row-major order.
+template <typename F>
+void for_each_index(const Shape& shape, F f) {
+  Index index(shape.size(), 0);
+  for (int64_t flat = 0; flat < element_count(shape); ++flat) {
+    f(static_cast<const Index&>(index), static_cast<size_t>(flat));
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- typed values as bytes
+
+template <typename T>
+std::vector<uint8_t> to_bytes(const std::vector<T>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(T));
+  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+template <typename T>
+std::vector<T> from_bytes(const std::vector<uint8_t>& bytes) {
+  std::vector<T> values(bytes.size() / sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
+// The tensor element type whose C type is T.
+template <typename T>
+DataType dtype_of() {
+  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, "a numeric element type");
+  if constexpr (std::is_floating_point_v<T>) {
+    return sizeof(T) == 4 ? DataType::Float32() : DataType::Float64();
+  } else if constexpr (std::is_signed_v<T>) {
+    return DataType::Int(8 * static_cast<int>(sizeof(T)));
+  } else {
+    return DataType::UInt(8 * static_cast<int>(sizeof(T)));
+  }
+}
+
+// Uniform in [-scale, scale); the same values for the same seed.
+inline std::vector<float> random_floats(size_t n, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> uniform(-scale, scale);
+  std::vector<float> values(n);
+  for (float& v : values) v = uniform(generator);
+  return values;
+}
+
+// Uniform in [lo, hi]; the same values for the same seed.
+template <typename T>
+std::vector<T> random_ints(size_t n, int lo, int hi, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_int_distribution<int> uniform(lo, hi);
+  std::vector<T> values(n);
+  for (T& v : values) v = static_cast<T>(uniform(generator));
+  return values;
+}
+
+// ---------------------------------------------------------------- tensors and kernels
+
+// Per-tensor quantization of a test tensor; scale 0 means not quantized.
+struct Quant {
+  float scale = 0;
+  int64_t zero_point = 0;
+};
+
+// A tensor of known shape.
+inline TensorId add_tensor(Graph& graph, const std::string& name, DataType dtype, const Shape& shape,
+                           Quant quant = {}) {
+  Tensor tensor{name, dtype, shape, true};
+  if (quant.scale != 0) {
+    tensor.quant.scale = {quant.scale};
+    tensor.quant.zero_point = {quant.zero_point};
+  }
+  return graph.add_tensor(tensor);
+}
+
+// The contents of run-time tensors, by id: little-endian elements.
+using Memory = std::map<TensorId, std::vector<uint8_t>>;
+
+// The node's kernel for `target` (by default one with no particular facts).
+inline LoweredOp lower_node(const Graph& graph, const Node& node, const TargetFacts& target = TargetFacts{}) {
+  return find_op(node.op)->lower(LowerContext{graph, node, "kernel", target});
+}
+
+// Runs the kernel on `memory` and returns it with the kernel's writes. Constants come from
+// the graph; a tensor `memory` lacks (an output) starts as bytes a kernel would not write
+// by chance: NaN for floating-point tensors.
+inline Memory interpret_kernel(const Graph& graph, const LoweredOp& op, Memory memory) {
+  std::vector<ir::BufferBinding> bindings;
+  for (size_t i = 0; i < op.args.size(); ++i) {
+    TensorId id = op.args[i];
+    const Tensor& tensor = graph.tensor(id);
+    if (tensor.is_constant()) {
+      memory[id] = *tensor.data;
+    } else if (!memory.count(id)) {
+      uint8_t unwritten = tensor.dtype.is_float() ? 0xFF : 0xAB;
+      memory[id] = std::vector<uint8_t>(static_cast<size_t>(tensor.size_bytes()), unwritten);
+    }
+    bindings.push_back({op.func.params[i], memory[id].data()});
+  }
+  EXPECT_EQ(ir::interpret(op.func, bindings), 0);
+  return memory;
+}
+
+// Lowers `node` and runs its kernel on the tensors in *memory twice, as lowered and after
+// ir::simplify; both runs must write the same bytes. Adds the node's outputs to *memory.
+inline void run_node(const Graph& graph, const Node& node, Memory* memory, const TargetFacts& target = TargetFacts{}) {
+  LoweredOp op = lower_node(graph, node, target);
+  Memory inputs = *memory;
+  for (TensorId id : node.outputs) inputs.erase(id);
+  Memory lowered = interpret_kernel(graph, op, inputs);
+  op.func.body = ir::simplify(op.func.body);
+  Memory simplified = interpret_kernel(graph, op, inputs);
+  for (TensorId id : node.outputs) {
+    if (!lowered.count(id)) continue;  // an output nobody reads, which the kernel skips
+    EXPECT_TRUE(simplified.at(id) == lowered.at(id))
+        << "Simplify changed output '" << graph.tensor(id).name << "' of " << node.label();
+    (*memory)[id] = lowered.at(id);
+  }
+}
+
+// ---------------------------------------------------------------- one node
+
+// A graph of one node under test. Inputs, constants and attributes are added in the
+// node's order; without a declared output, infer() gives the node a float32 output of
+// unknown shape, which the shape function fills in.
+class OneNode {
+ public:
+  explicit OneNode(const std::string& op, int64_t opset = 13) {
+    bool tflite = op.rfind("tfl.", 0) == 0;
+    graph_.source_format = tflite ? "tflite" : "onnx";
+    graph_.opset = tflite ? 0 : opset;
+    node_.op = op;
+    node_.name = "under_test";
+  }
+
+  // A run-time input with these values; T is its element type.
+  template <typename T = float>
+  OneNode& input(const Shape& shape, const std::vector<T>& values, Quant quant = {}) {
+    TensorId id = add_tensor(graph_, "in" + std::to_string(node_.inputs.size()), dtype_of<T>(), shape, quant);
+    values_[id] = to_bytes(values);
+    node_.inputs.push_back(id);
+    return *this;
+  }
+  // A float32 input with random values in [-1, 1), different for each input.
+  OneNode& input(const Shape& shape) {
+    uint32_t seed = static_cast<uint32_t>(node_.inputs.size() + 1);
+    return input(shape, random_floats(static_cast<size_t>(element_count(shape)), seed));
+  }
+  template <typename T = float>
+  OneNode& constant(const Shape& shape, const std::vector<T>& values, Quant quant = {}) {
+    std::string name = "const" + std::to_string(node_.inputs.size());
+    TensorId id = graph_.add_constant(name, dtype_of<T>(), shape, to_bytes(values));
+    if (quant.scale != 0) graph_.tensor(id).quant = {{quant.scale}, {quant.zero_point}, -1};
+    node_.inputs.push_back(id);
+    return *this;
+  }
+  // A 1-D constant (a shape, pads, axes).
+  template <typename T>
+  OneNode& constant(const std::vector<T>& values) {
+    return constant(Shape{static_cast<int64_t>(values.size())}, values);
+  }
+  // An optional input left out.
+  OneNode& absent_input() {
+    node_.inputs.push_back(kNoTensor);
+    return *this;
+  }
+  OneNode& attr(const std::string& key, AttrValue value) {
+    node_.attrs[key] = std::move(value);
+    return *this;
+  }
+  // Lowers for a target with these facts (features choose kernel variants).
+  OneNode& target(TargetFacts facts) {
+    target_ = std::move(facts);
+    return *this;
+  }
+  // Fuses `op` (an elementwise operator whose only input is the output) behind the node.
+  OneNode& epilogue(const std::string& op) {
+    Node step;
+    step.op = op;
+    epilogue_ops_.push_back(step);
+    return *this;
+  }
+  // An output with the type, shape and quantization the model declares (TFLite declares
+  // every tensor; its shape functions check what they infer against it).
+  OneNode& output(DataType dtype, const Shape& declared_shape, Quant quant = {}) {
+    TensorId id = add_tensor(graph_, "out", dtype, declared_shape, quant);
+    node_.outputs.push_back(id);
+    graph_.outputs.push_back(id);
+    return *this;
+  }
+  // One more output of unknown shape, after output 0 (MaxPool's Indices, BatchNormalization's
+  // training statistics); `graph_output` says whether anything reads it.
+  OneNode& extra_output(bool graph_output) {
+    add_default_output();
+    TensorId id = graph_.add_tensor(Tensor{"out" + std::to_string(node_.outputs.size()), DataType::Float32()});
+    node_.outputs.push_back(id);
+    if (graph_output) graph_.outputs.push_back(id);
+    return *this;
+  }
+
+  // The values of run-time input `input`.
+  template <typename T = float>
+  std::vector<T> values_of(size_t input) const {
+    return from_bytes<T>(values_.at(node_.inputs.at(input)));
+  }
+
+  // Runs the shape function (again, when called again), then fuses the epilogue; returns
+  // the shape of output 0.
+  Shape infer() {
+    add_default_output();
+    if (node_.body.empty()) {
+      find_op(node_.op)->infer(graph_, node_);
+      attach_epilogue();
+    }
+    inferred_ = true;
+    return graph_.tensor(node_.outputs[0]).shape;
+  }
+
+  // The message of the CompileError that shape inference or lowering throws ("" if none).
+  std::string error() {
+    try {
+      infer();
+      lower_node(graph_, node_);
+    } catch (const CompileError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  // Runs the kernel (see run_node) after infer(), unless that ran already; returns the
+  // elements of output 0.
+  template <typename T = float>
+  std::vector<T> run() {
+    if (!inferred_) infer();
+    Memory memory = values_;
+    run_node(graph_, node_, &memory, target_);
+    return from_bytes<T>(memory.at(node_.outputs[0]));
+  }
+
+  // The kernel after Simplify, as text.
+  std::string printed_ir() {
+    if (!inferred_) infer();
+    LoweredOp op = lower_node(graph_, node_, target_);
+    op.func.body = ir::simplify(op.func.body);
+    return ir::to_string(op.func);
+  }
+
+ private:
+  void add_default_output() {
+    if (!node_.outputs.empty()) return;
+    TensorId id = graph_.add_tensor(Tensor{"out", DataType::Float32()});
+    node_.outputs.push_back(id);
+    graph_.outputs.push_back(id);
+  }
+
+  // Chains the epilogue steps the way fuse_operators does: the node's own output becomes
+  // an internal tensor read by the first step, the last step's output is the node's.
+  void attach_epilogue() {
+    if (epilogue_ops_.empty()) return;
+    TensorId carried = node_.outputs[0];
+    Tensor anchor = graph_.tensor(carried);
+    node_.attrs[kAnchorOutputAttr] = static_cast<int64_t>(carried);
+    for (Node step : epilogue_ops_) {
+      step.inputs = {carried};
+      carried = add_tensor(graph_, "fused", anchor.dtype, anchor.shape);
+      step.outputs = {carried};
+      node_.body.push_back(step);
+    }
+    node_.outputs[0] = carried;
+    graph_.outputs = {carried};
+  }
+
+  Graph graph_;
+  Node node_;
+  TargetFacts target_;
+  Memory values_;
+  std::vector<Node> epilogue_ops_;
+  bool inferred_ = false;
+};
+
+// ---------------------------------------------------------------- several nodes
+
+// A graph built node by node, in execution order, with the run-time values of its inputs.
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(int64_t opset = 13) {
+    graph.source_format = "onnx";
+    graph.opset = opset;
+  }
+
+  // A graph input with these values; T is its element type.
+  template <typename T>
+  TensorId input(const std::string& name, const Shape& shape, const std::vector<T>& values) {
+    TensorId id = add_tensor(graph, name, dtype_of<T>(), shape);
+    graph.inputs.push_back(id);
+    input_values[id] = to_bytes(values);
+    return id;
+  }
+
+  template <typename T>
+  TensorId constant(const std::string& name, const Shape& shape, const std::vector<T>& values) {
+    return graph.add_constant(name, dtype_of<T>(), shape, to_bytes(values));
+  }
+
+  // A node with one output, which it returns.
+  TensorId node(const std::string& op, const std::vector<TensorId>& inputs,
+                const std::map<std::string, AttrValue>& attrs = {}) {
+    Node n;
+    n.name = op + std::to_string(graph.nodes.size());
+    n.op = op;
+    n.inputs = inputs;
+    n.outputs = {graph.add_tensor(Tensor{n.name + "_out", DataType::Float32()})};
+    n.attrs = attrs;
+    graph.nodes.push_back(n);
+    return n.outputs[0];
+  }
+
+  // Makes `out` the graph's output, infers shapes and runs every kernel; returns the
+  // elements of `out`.
+  template <typename T>
+  std::vector<T> run(TensorId out) {
+    graph.outputs = {out};
+    infer_shapes(graph);
+    return from_bytes<T>(execute().at(out));
+  }
+
+  // The message of the CompileError that shape inference throws for the graph with output
+  // `out` ("" if none).
+  std::string error(TensorId out) {
+    graph.outputs = {out};
+    try {
+      infer_shapes(graph);
+    } catch (const CompileError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  // Runs every node's kernel in order (see run_node), shapes already inferred; returns
+  // the inputs and every node's outputs.
+  Memory execute() const {
+    Memory memory = input_values;
+    for (const Node& n : graph.nodes) run_node(graph, n, &memory);
+    return memory;
+  }
+
+  Graph graph;
+  Memory input_values;
+};
+
+}  // namespace aotc::test
