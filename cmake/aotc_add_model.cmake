@@ -3,7 +3,8 @@
 # A firmware project calls
 #
 #   aotc_add_model(<lib> MODEL <file> TARGET <name-or-config-file>
-#                  [NAME <c-prefix>] [OUTPUT_DIR <dir>] [POOLS <pool>...] [AOTC_ARGS <arg>...])
+#                  [NAME <c-prefix>] [OUTPUT_DIR <dir>] [POOLS <pool>...]
+#                  [INPUT_SHAPES <input>=<d0>,<d1>,...] [DIMS <dim>=<size>...] [AOTC_ARGS <arg>...])
 #
 # and links <lib> like any other library. At build time `aotc compile` turns MODEL into
 # <NAME>.h, <NAME>.c and <NAME>_constants.c (plus the runtime headers) in OUTPUT_DIR; <lib>
@@ -21,6 +22,8 @@
 #               (NAME:SIZE[:runtime][:section=NAME], first preferred); they replace the
 #               target's [[pool]] tables. A `runtime` pool becomes an extra argument of
 #               <NAME>_run (see the generated header).
+#   INPUT_SHAPES  shapes of inputs the model leaves dynamic, each passed as --input-shape
+#   DIMS        sizes of named dynamic dimensions (N=1), each passed as --dim
 #   AOTC_ARGS   further arguments for `aotc compile` (e.g. --memory-report)
 #
 # The C runtime (aotc_runtime.c) is compiled once per project into the static library
@@ -92,7 +95,7 @@ function(_aotc_runtime_library)
 endfunction()
 
 function(aotc_add_model lib)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MODEL;TARGET;NAME;OUTPUT_DIR" "POOLS;AOTC_ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MODEL;TARGET;NAME;OUTPUT_DIR" "POOLS;INPUT_SHAPES;DIMS;AOTC_ARGS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "aotc_add_model(${lib}): unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -152,16 +155,22 @@ function(aotc_add_model lib)
     list(APPEND aotc_depends "${target_file}")
   endif()
 
-  set(pool_args)
+  set(compile_args)
   foreach(pool IN LISTS ARG_POOLS)
-    list(APPEND pool_args --pool "${pool}")
+    list(APPEND compile_args --pool "${pool}")
+  endforeach()
+  foreach(shape IN LISTS ARG_INPUT_SHAPES)
+    list(APPEND compile_args --input-shape "${shape}")
+  endforeach()
+  foreach(dim IN LISTS ARG_DIMS)
+    list(APPEND compile_args --dim "${dim}")
   endforeach()
 
   set(sources "${out}/${ARG_NAME}.c" "${out}/${ARG_NAME}_constants.c")
   add_custom_command(
     OUTPUT ${sources} "${out}/${ARG_NAME}.h" "${out}/metadata.json" "${out}/${ARG_NAME}.cflags"
     COMMAND "${aotc_command}" compile "${model}" -o "${out}" --name "${ARG_NAME}"
-            ${target_args} ${pool_args} ${ARG_AOTC_ARGS}
+            ${target_args} ${compile_args} ${ARG_AOTC_ARGS}
     DEPENDS "${model}" ${aotc_depends}
     COMMENT "aotc: compiling ${ARG_MODEL} into ${ARG_NAME} (${ARG_TARGET})"
     VERBATIM)

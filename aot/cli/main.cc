@@ -28,6 +28,7 @@ struct CommonArgs {
   std::string target_config;
   std::vector<std::string> print_after;
   std::vector<std::string> pools;
+  std::vector<std::string> input_shapes, dims;
   bool no_in_place = false;
   bool print_after_all = false;
 };
@@ -44,6 +45,9 @@ void add_common(CLI::App* cmd, CommonArgs* a) {
     return s;
   }())->delimiter(',');
   cmd->add_flag("--print-after-all", a->print_after_all, "print the IR after every pass");
+  cmd->add_option("--input-shape", a->input_shapes,
+                  "NAME=D0,D1,...: the shape of an input with dynamic dimensions (repeatable)");
+  cmd->add_option("--dim", a->dims, "NAME=SIZE: the size of every input dimension named NAME, e.g. N=1 (repeatable)");
   cmd->add_flag("--no-in-place", a->no_in_place, "never let a kernel write its output over an input (for comparison)");
   cmd->add_option("--pool", a->pools,
                   "memory pool NAME:SIZE[:runtime][:section=NAME][:tensors=GLOB] (repeatable, first preferred); "
@@ -68,6 +72,8 @@ CompileOptions make_options(const CommonArgs& a) {
   o.print_after_all = a.print_after_all;
   o.in_place = !a.no_in_place;
   for (auto& spec : a.pools) o.pools.push_back(parse_pool_spec(spec));
+  for (auto& spec : a.input_shapes) parse_input_shape_binding(spec, &o.shape_bindings);
+  for (auto& spec : a.dims) parse_dim_binding(spec, &o.shape_bindings);
   o.print_stream = &std::cout;
   return o;
 }
@@ -172,7 +178,7 @@ int main(int argc, char** argv) {
   bool keep = false;
   CLI::App* run = app.add_subcommand("run", "compile MODEL, build it with $CC $CFLAGS, run it on input files");
   add_common(run, &run_args);
-  run->add_option("--inputs", inputs, "input files, comma-separated, in model order (.bin, .npy or .pb)")->required();
+  run->add_option("--inputs", inputs, "input files, comma-separated, in model order (.bin, .npy or .pb); none for a model without inputs");
   run->add_option("--outputs", outputs, "output files to write, comma-separated (.bin, .npy or .pb)")->required();
   run->add_flag("--keep-build", keep, "keep the build directory and print its path");
 

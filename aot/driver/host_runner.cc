@@ -24,7 +24,7 @@ std::string harness_source(const CompiledModel& m) {
   const Graph& g = m.graph;
   auto in_names = input_member_names(m), out_names = output_member_names(m);
   std::ostringstream os;
-  os << "#include <stdio.h>\n#include <stdlib.h>\n#include \"" << m.name << ".h\"\n#include \"aotc_runtime.h\"\n\n"
+  os << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"" << m.name << ".h\"\n#include \"aotc_runtime.h\"\n\n"
      << "static int transfer(const char* path, void* data, size_t bytes, int writing) {\n"
      << "  FILE* f = fopen(path, writing ? \"wb\" : \"rb\");\n  size_t done;\n"
      << "  if (f == NULL) { fprintf(stderr, \"cannot open %s\\n\", path); return 1; }\n"
@@ -46,7 +46,7 @@ std::string harness_source(const CompiledModel& m) {
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) buffer("out" + std::to_string(i), g.outputs[i]);
   os << "\nint main(int argc, char** argv) {\n  struct " << m.name << "_inputs inputs;\n  struct " << m.name
-     << "_outputs outputs;\n  int32_t status;\n";
+     << "_outputs outputs;\n  int32_t status;\n  memset(&inputs, 0, sizeof inputs);\n  memset(&outputs, 0, sizeof outputs);\n";
   if (runtime_pools) {
     os << "  struct " << m.name << "_pools pools;\n";
     for (auto& p : m.pools)

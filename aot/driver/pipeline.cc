@@ -17,12 +17,15 @@
 
 namespace aotc {
 
-Graph import_model(const std::string& path) {
+Graph import_model(const std::string& path, const ShapeBindings& bindings) {
   auto ends_with = [&](const std::string& suffix) {
     return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  if (ends_with(".onnx")) return import_onnx(path);
-  if (ends_with(".tflite")) return import_tflite(path);
+  if (ends_with(".onnx")) return import_onnx(path, bindings);
+  if (ends_with(".tflite")) {
+    if (!bindings.empty()) throw CompileError(path + ": --input-shape and --dim apply to ONNX models (TFLite models have static shapes)");
+    return import_tflite(path);
+  }
   throw CompileError(path + ": unknown model format (expected a .onnx or .tflite file)");
 }
 
@@ -60,7 +63,7 @@ void for_each_kernel(CompiledModel& m, const std::function<ir::Stmt(const ir::St
 const std::vector<Pass>& pipeline() {
   static const std::vector<Pass> kPasses = {
       // 1. Import.
-      {"import", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions& o) { m.graph = import_model(o.model_path); }},
+      {"import", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions& o) { m.graph = import_model(o.model_path, o.shape_bindings); }},
       // 2. Graph passes.
       {"infer_shapes", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { infer_shapes(m.graph); }},
       {"fold_qdq", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { fold_qdq(m.graph); }},

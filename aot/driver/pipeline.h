@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "aot/executor/compiled_model.h"
+#include "aot/import/shape_bindings.h"
 
 namespace aotc {
 
 struct CompileOptions {
   std::string model_path;
   std::string name = "model";  // C prefix of every symbol
+  ShapeBindings shape_bindings;  // --input-shape, --dim
   Target target;
   std::vector<PoolConfig> pools;  // overrides target.pools when not empty (--pool)
   bool in_place = true;           // let kernels write over inputs that die (--no-in-place turns it off)
@@ -43,6 +45,6 @@ std::vector<std::string> pass_names();
 CompiledModel compile_model(const CompileOptions& options);
 
 // Imports ONNX or TFLite by the file's extension. Throws CompileError.
-Graph import_model(const std::string& path);
+Graph import_model(const std::string& path, const ShapeBindings& bindings = {});
 
 }  // namespace aotc

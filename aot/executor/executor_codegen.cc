@@ -117,6 +117,8 @@ class ExecutorEmitter {
       os << "};\n\n";
     }
     os << "struct " << prefix_ << "_inputs {\n";
+    // ISO C has no empty structs; a model without inputs (all constants) still takes one.
+    if (g_.inputs.empty()) os << "  uint8_t no_inputs; /* the model has no inputs */\n";
     for (TensorId id : g_.inputs)
       os << "  " << g_.tensor(id).dtype.c_type() << "* " << input_names_.at(id) << "; /* '" << g_.tensor(id).name
          << "': " << dims_comment(g_.tensor(id)) << " */\n";

@@ -69,6 +69,23 @@ std::vector<int64_t> Node::attr_ints(const std::string& key, std::vector<int64_t
                                                    [](int64_t v) { return std::vector<int64_t>{v}; });
 }
 
+std::vector<double> Node::attr_floats(const std::string& key, std::vector<double> fallback) const {
+  return typed_attr<std::vector<double>, double>(*this, key, std::move(fallback), "a list of floats",
+                                                 [](double v) { return std::vector<double>{v}; });
+}
+
+std::vector<std::string> Node::attr_strings(const std::string& key, std::vector<std::string> fallback) const {
+  return typed_attr<std::vector<std::string>, std::string>(*this, key, std::move(fallback), "a list of strings",
+                                                           [](const std::string& v) { return std::vector<std::string>{v}; });
+}
+
+const Tensor* Node::attr_tensor(const std::string& key) const {
+  auto it = attrs.find(key);
+  if (it == attrs.end()) return nullptr;
+  if (auto* v = std::get_if<TensorAttr>(&it->second)) return &v->value;
+  node_error(*this, "attribute '" + key + "' should be a tensor");
+}
+
 std::string Node::label() const { return (name.empty() ? std::string("<unnamed>") : name) + " (" + op + ")"; }
 
 TensorId Graph::add_tensor(Tensor t) {

@@ -47,7 +47,13 @@ struct Tensor {
   std::vector<double> floats() const;   // all elements as double
 };
 
-using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+// A tensor-valued attribute (ONNX's TENSOR attributes: ConstantOfShape's value, ...).
+struct TensorAttr {
+  Tensor value;
+};
+
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
+                               std::vector<std::string>, TensorAttr>;
 
 struct Node {
   std::string name;
@@ -65,6 +71,10 @@ struct Node {
   double attr_float(const std::string& key, double fallback) const;
   std::string attr_string(const std::string& key, const std::string& fallback) const;
   std::vector<int64_t> attr_ints(const std::string& key, std::vector<int64_t> fallback = {}) const;
+  std::vector<double> attr_floats(const std::string& key, std::vector<double> fallback = {}) const;
+  std::vector<std::string> attr_strings(const std::string& key, std::vector<std::string> fallback = {}) const;
+  // A tensor attribute, or nullptr when the node has none of that name.
+  const Tensor* attr_tensor(const std::string& key) const;
 
   // "name (Op)" for messages; "<unnamed> (Op)" when the node has no name (importers name
   // unnamed nodes after their first output, so this is rare).

@@ -106,13 +106,15 @@ AttrValue convert_attribute(const onnx::AttributeProto& a, const Node& node) {
       for (float f : a.floats()) v.push_back(f);
       return v;
     }
+    case onnx::AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    case onnx::AttributeProto::TENSOR: return TensorAttr{convert_tensor(a.t(), "node " + node.label())};
     default: node_error(node, "attribute '" + a.name() + "' has a type aotc does not support");
   }
 }
 
 class OnnxImporter {
  public:
-  explicit OnnxImporter(std::string path) : path_(std::move(path)) {}
+  OnnxImporter(std::string path, const ShapeBindings& bindings) : path_(std::move(path)), bindings_(bindings) {}
 
   Graph run() {
     onnx::ModelProto model = read_model();
@@ -125,6 +127,7 @@ class OnnxImporter {
       if (ids_.count(in.name())) continue;  // an initializer listed as input (older exporters)
       g_.inputs.push_back(define(in.name(), g_.add_tensor(input_tensor(in))));
     }
+    bindings_.check_all_used(path_);
     for (auto& n : graph.node()) add_node(n);
     for (auto& out : graph.output()) {
       auto it = ids_.find(out.name());
@@ -158,15 +161,15 @@ class OnnxImporter {
       throw CompileError(path_ + ": graph input '" + in.name() + "' has unsupported element type " +
                          elem_type_name(type.tensor_type().elem_type()));
     if (!type.tensor_type().has_shape()) throw CompileError(path_ + ": graph input '" + in.name() + "' has no shape");
+    std::vector<int64_t> declared;
+    std::vector<std::string> dim_names;
     for (auto& d : type.tensor_type().shape().dim()) {
       if (d.has_dim_value() && d.dim_value() == 0)
         throw CompileError(path_ + ": graph input '" + in.name() + "' has a dimension of size 0; tensors without elements are not supported");
-      if (!d.has_dim_value() || d.dim_value() < 0)
-        throw CompileError(path_ + ": graph input '" + in.name() + "' has a dynamic dimension" +
-                           (d.has_dim_param() ? " '" + d.dim_param() + "'" : "") +
-                           "; aotc needs static shapes (export the model with fixed input sizes)");
-      t.shape.push_back(d.dim_value());
+      declared.push_back(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : -1);
+      dim_names.push_back(d.has_dim_param() ? d.dim_param() : "");
     }
+    t.shape = bindings_.shape_of(path_, in.name(), declared, dim_names);
     t.shape_known = true;
     return t;
   }
@@ -184,12 +187,8 @@ class OnnxImporter {
     for (int i = 0; i < n.output_size() && node.name.empty(); ++i) node.name = n.output(i);
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       node_error(node, "operator domain '" + n.domain() + "' is not supported");
-    for (auto& a : n.attribute()) {
-      if (a.type() == onnx::AttributeProto::TENSOR) continue;  // only Constant uses these; read below
-      node.attrs[a.name()] = convert_attribute(a, node);
-    }
-
     if (node.op == "Constant") return add_constant(n, node);
+    for (auto& a : n.attribute()) node.attrs[a.name()] = convert_attribute(a, node);
     for (auto& in : n.input()) {
       if (in.empty()) {
         node.inputs.push_back(kNoTensor);
@@ -246,13 +245,14 @@ class OnnxImporter {
   }
 
   std::string path_;
+  BindingUse bindings_;
   Graph g_;
   std::map<std::string, TensorId> ids_;
 };
 
 }  // namespace
 
-Graph import_onnx(const std::string& path) { return OnnxImporter(path).run(); }
+Graph import_onnx(const std::string& path, const ShapeBindings& bindings) { return OnnxImporter(path, bindings).run(); }
 
 Tensor parse_onnx_tensor(const std::string& bytes, const std::string& what) {
   onnx::TensorProto tp;

@@ -9,10 +9,12 @@
 #include <string>
 
 #include "aot/graph/graph.h"
+#include "aot/import/shape_bindings.h"
 
 namespace aotc {
 
-Graph import_onnx(const std::string& path);
+// `bindings` give sizes to dimensions the model leaves open (--input-shape, --dim).
+Graph import_onnx(const std::string& path, const ShapeBindings& bindings = {});
 
 // Decodes an onnx TensorProto held in `bytes` (a .pb file) into a constant Tensor.
 Tensor parse_onnx_tensor(const std::string& bytes, const std::string& what);

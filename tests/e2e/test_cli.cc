@@ -64,7 +64,49 @@ TEST_F(Cli, MissingInitializerNamesTheNodeAndInput) {
 }
 
 TEST_F(Cli, DynamicShapeIsExplained) {
-  expect_compile_error(source_path("tests/models/bad/dynamic_shape.onnx"), "dynamic dimension 'N'");
+  expect_compile_error(source_path("tests/models/bad/dynamic_shape.onnx"),
+                       "dynamic dimension 'N' (shape [?, 4]); aotc needs static shapes: give them with --input-shape "
+                       "x=... or --dim N=...");
+}
+
+// A dynamic batch bound on the command line, by the dimension's name or the input's
+// whole shape, in `aotc compile` and `aotc run`: Relu of [N, 4] with N = 2.
+TEST_F(Cli, DynamicDimensionsBoundOnTheCommandLine) {
+  const std::string model = source_path("tests/models/bad/dynamic_shape.onnx");
+  std::vector<float> x = {-1, 2, -3, 4, 5, -6, 7, -8};
+  std::ofstream(tmp("x.bin"), std::ios::binary).write(reinterpret_cast<const char*>(x.data()), 32);
+  for (const std::vector<std::string>& binding : {std::vector<std::string>{"--dim", "N=2"},
+                                                 std::vector<std::string>{"--input-shape", "x=2,4"}}) {
+    std::vector<std::string> args = {"run", model, "--inputs", tmp("x.bin"), "--outputs", tmp("y.bin")};
+    args.insert(args.end(), binding.begin(), binding.end());
+    Result r = run(args);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(read_floats(tmp("y.bin")), (std::vector<float>{0, 2, 0, 4, 5, 0, 7, 0}));
+  }
+  Result r = run({"compile", model, "-o", tmp("out"), "--dim", "N=1"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(read_bytes(tmp("out") + "/model.h").find("MODEL_INPUT_X_SIZE 16"), std::string::npos);
+}
+
+TEST_F(Cli, ShapeBindingsThatDoNotFitAreErrors) {
+  const std::string model = source_path("tests/models/bad/dynamic_shape.onnx");
+  auto error_of = [&](std::vector<std::string> binding) {
+    std::vector<std::string> args = {"compile", model, "-o", tmp("out")};
+    args.insert(args.end(), binding.begin(), binding.end());
+    Result r = run(args);
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_FALSE(fs::exists(tmp("out")));
+    return r.output;
+  };
+  EXPECT_NE(error_of({"--dim", "N=1", "--dim", "M=1"}).find("--dim names 'M', which is no dynamic dimension"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--dim", "N=1", "--input-shape", "y=1,4"})
+                .find("--input-shape names 'y', which is not a graph input"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--input-shape", "x=2,5"}).find("does not fit the input's declared shape [?, 4]"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--dim", "N=0"}).find("'0' is not a positive size"), std::string::npos);
+  EXPECT_NE(error_of({"--dim", "N"}).find("expected NAME=VALUE"), std::string::npos);
 }
 
 TEST_F(Cli, UnknownTargetListsTheBuiltins) {
