@@ -12,6 +12,7 @@
 // kernels). Everything else is computed here, now.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "aot/driver/pipeline.h"
 
@@ -40,8 +41,8 @@ Plan plan_of(const std::string& path, bool in_place, bool io_in_arena = false) {
   options.io_in_arena = io_in_arena;
   aotc::CompiledModel m = aotc::compile_model(options);
   Plan p{static_cast<long>(m.arena.total_bytes), static_cast<long>(m.arena.lower_bound), 0, m.arena.strategy};
-  for (aotc::TensorId id : m.graph.inputs) p.io += static_cast<long>(m.graph.tensor(id).size_bytes());
-  for (aotc::TensorId id : m.graph.outputs) p.io += static_cast<long>(m.graph.tensor(id).size_bytes());
+  for (const std::vector<aotc::TensorId>* io : {&m.graph.inputs, &m.graph.outputs})
+    for (aotc::TensorId id : *io) p.io += static_cast<long>(m.graph.tensor(id).size_bytes());
   return p;
 }
 

@@ -5,6 +5,7 @@
 #   aotc_add_model(<lib> MODEL <file> TARGET <name-or-config-file>
 #                  [NAME <c-prefix>] [OUTPUT_DIR <dir>] [POOLS <pool>...]
 #                  [INPUT_SHAPES <input>=<d0>,<d1>,...] [DIMS <dim>=<size>...] [IO_IN_ARENA]
+#                  [BINDS <input>=<value>...] [STATES <in>=<out>...] [MAX_TRIPS <node>=<n>...]
 #                  [AOTC_ARGS <arg>...])
 #
 # and links <lib> like any other library. At build time `aotc compile` turns MODEL into
@@ -25,6 +26,9 @@
 #               <NAME>_run (see the generated header).
 #   INPUT_SHAPES  shapes of inputs the model leaves dynamic, each passed as --input-shape
 #   DIMS        sizes of named dynamic dimensions (N=1), each passed as --dim
+#   BINDS       inputs made compile-time constants (NAME=VALUE), each passed as --bind
+#   STATES      input/output pairs kept as state inside the model (IN=OUT), each --state
+#   MAX_TRIPS   bounds of loops decided at run time (NODE=N), each passed as --max-trip
 #   IO_IN_ARENA plan the inputs and outputs in the activation memory (--io-in-arena): the
 #               application gets their addresses from <NAME>_io() instead of passing its own
 #               buffers, and the memory of an input is reused once it is dead
@@ -99,7 +103,7 @@ function(_aotc_runtime_library)
 endfunction()
 
 function(aotc_add_model lib)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "IO_IN_ARENA" "MODEL;TARGET;NAME;OUTPUT_DIR" "POOLS;INPUT_SHAPES;DIMS;AOTC_ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "IO_IN_ARENA" "MODEL;TARGET;NAME;OUTPUT_DIR" "POOLS;INPUT_SHAPES;DIMS;BINDS;STATES;MAX_TRIPS;AOTC_ARGS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "aotc_add_model(${lib}): unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -160,14 +164,14 @@ function(aotc_add_model lib)
   endif()
 
   set(compile_args)
-  foreach(pool IN LISTS ARG_POOLS)
-    list(APPEND compile_args --pool "${pool}")
-  endforeach()
-  foreach(shape IN LISTS ARG_INPUT_SHAPES)
-    list(APPEND compile_args --input-shape "${shape}")
-  endforeach()
-  foreach(dim IN LISTS ARG_DIMS)
-    list(APPEND compile_args --dim "${dim}")
+  # Each keyword's values, each passed with its option.
+  foreach(keyword_option IN ITEMS POOLS:--pool INPUT_SHAPES:--input-shape DIMS:--dim BINDS:--bind STATES:--state MAX_TRIPS:--max-trip)
+    string(REPLACE ":" ";" keyword_option "${keyword_option}")
+    list(GET keyword_option 0 keyword)
+    list(GET keyword_option 1 option)
+    foreach(value IN LISTS ARG_${keyword})
+      list(APPEND compile_args ${option} "${value}")
+    endforeach()
   endforeach()
   if(ARG_IO_IN_ARENA)
     list(APPEND compile_args --io-in-arena)

@@ -28,6 +28,8 @@ const char* aotc_status_string(int32_t status) {
       return "workspace block header corrupted";
     case AOTC_ERR_TENSOR_MISMATCH:
       return "tensor mismatch";
+    case AOTC_ERR_TRIP_LIMIT:
+      return "loop trip limit reached";
     default:
       return "unknown status";
   }

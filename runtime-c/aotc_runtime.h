@@ -44,7 +44,10 @@ enum aotc_status {
   AOTC_ERR_WORKSPACE_CORRUPTED = 4,
   /* A DLTensor handed to the model does not have the dtype, shape, layout or device the
    * model was compiled for (see aotc_dlpack.h). */
-  AOTC_ERR_TENSOR_MISMATCH = 5
+  AOTC_ERR_TENSOR_MISMATCH = 5,
+  /* A loop would have run more iterations than the bound it was compiled with
+   * (aotc --max-trip): its outputs would be wrong, so the run stops. */
+  AOTC_ERR_TRIP_LIMIT = 6
 };
 
 /* A short, static, human-readable name for a status code ("unknown status" for others). */

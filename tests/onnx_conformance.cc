@@ -83,7 +83,9 @@ const std::map<std::string, std::set<int>> kCompileTimeInputs = {
     {"ReduceProd", {1}}, {"ReduceSum", {1}}, {"ReduceSumSquare", {1}}, {"Reshape", {1}},
     {"Resize", {1, 2, 3}}, {"ScatterElements", {1}}, {"ScatterND", {1}}, {"Scatter", {1}}, {"Slice", {1, 2, 3, 4}},
     {"Split", {1}}, {"Squeeze", {1}}, {"Tile", {1}}, {"TopK", {1}}, {"Trilu", {1}}, {"Unsqueeze", {1}},
-    {"Upsample", {1}}, {"BlackmanWindow", {0}}, {"HannWindow", {0}}, {"HammingWindow", {0}},
+    {"Upsample", {1}}, {"BlackmanWindow", {0}},
+    // A Loop's trip count and initial condition decide how many slices its scan outputs get.
+    {"Loop", {0, 1}}, {"HannWindow", {0}}, {"HammingWindow", {0}},
     {"DFT", {1}}, {"STFT", {1, 3}}, {"MelWeightMatrix", {0, 1, 2, 3, 4}},
     // Quantized operators: their scales and zero points.
     {"DequantizeLinear", {1, 2}}, {"QuantizeLinear", {1, 2}}, {"DynamicQuantizeLinear", {}},
@@ -535,14 +537,35 @@ std::string join_paths(const std::vector<fs::path>& paths) {
   return joined;
 }
 
-// The graph inputs to freeze: those some node reads at a compile-time position.
+// The graph inputs to freeze: those some node reads at a compile-time position, directly
+// or through the nodes that compute the operand (an `_expanded` test computes a Loop's trip
+// count or a window's size from its inputs), but not through Shape and Size, which read
+// only their input's shape.
 std::set<std::string> compile_time_inputs(const onnx::GraphProto& graph) {
-  std::set<std::string> names;
+  std::map<std::string, const onnx::NodeProto*> producer;
+  for (const onnx::NodeProto& node : graph.node())
+    for (const std::string& out : node.output()) producer[out] = &node;
+  std::set<std::string> names, seen;
+  std::vector<std::string> pending;
   for (const onnx::NodeProto& node : graph.node()) {
     auto positions = kCompileTimeInputs.find(node.op_type());
     if (positions == kCompileTimeInputs.end()) continue;
     for (int position : positions->second)
-      if (position < node.input_size() && !node.input(position).empty()) names.insert(node.input(position));
+      if (position < node.input_size() && !node.input(position).empty()) pending.push_back(node.input(position));
+  }
+  while (!pending.empty()) {
+    std::string name = pending.back();
+    pending.pop_back();
+    if (!seen.insert(name).second) continue;
+    auto made_by = producer.find(name);
+    if (made_by == producer.end()) {
+      names.insert(name);  // a graph input (initializers are not frozen again)
+      continue;
+    }
+    const std::string& op = made_by->second->op_type();
+    if (op == "Shape" || op == "Size") continue;
+    for (const std::string& in : made_by->second->input())
+      if (!in.empty()) pending.push_back(in);
   }
   return names;
 }

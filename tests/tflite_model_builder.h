@@ -125,4 +125,12 @@ class TfliteModelBuilder {
   std::vector<OpSpec> ops_;
 };
 
+// Short names for the tensor types tests build with.
+namespace tensor_types {
+constexpr auto kF32 = tfl::TensorType_FLOAT32;
+constexpr auto kI8 = tfl::TensorType_INT8;
+constexpr auto kI16 = tfl::TensorType_INT16;
+constexpr auto kI32 = tfl::TensorType_INT32;
+}  // namespace tensor_types
+
 }  // namespace aotc::test

@@ -29,7 +29,7 @@ struct CommonArgs {
   std::string target_config;
   std::vector<std::string> print_after;
   std::vector<std::string> pools;
-  std::vector<std::string> input_shapes, dims;
+  std::vector<std::string> input_shapes, dims, binds, states, max_trips;
   bool no_in_place = false;
   bool io_in_arena = false;
   bool print_after_all = false;
@@ -50,6 +50,16 @@ void add_common(CLI::App* cmd, CommonArgs* a) {
   cmd->add_option("--input-shape", a->input_shapes,
                   "NAME=D0,D1,...: the shape of an input with dynamic dimensions (repeatable)");
   cmd->add_option("--dim", a->dims, "NAME=SIZE: the size of every input dimension named NAME, e.g. N=1 (repeatable)");
+  cmd->add_option("--bind", a->binds,
+                  "NAME=VALUE: make input NAME a compile-time constant (one number for all elements, one per element "
+                  "comma-separated, or a .bin/.npy/.pb file); it leaves the C API and what depends only on it folds away "
+                  "(repeatable)");
+  cmd->add_option("--state", a->states,
+                  "IN=OUT: input IN and output OUT, its next value, become one state kept inside the generated code "
+                  "between runs (zero at first and after <name>_reset) (repeatable)");
+  cmd->add_option("--max-trip", a->max_trips,
+                  "NODE=N: the most iterations Loop NODE may run when its trip count or condition is computed at run "
+                  "time (repeatable)");
   cmd->add_flag("--no-in-place", a->no_in_place, "never let a kernel write its output over an input (for comparison)");
   cmd->add_flag("--io-in-arena", a->io_in_arena,
                 "plan inputs and outputs in the activation memory too (their memory is reused once dead); "
@@ -80,6 +90,9 @@ CompileOptions make_options(const CommonArgs& a) {
   for (auto& spec : a.pools) o.pools.push_back(parse_pool_spec(spec));
   for (auto& spec : a.input_shapes) parse_input_shape_binding(spec, &o.shape_bindings);
   for (auto& spec : a.dims) parse_dim_binding(spec, &o.shape_bindings);
+  for (auto& spec : a.binds) parse_bind(spec, &o.input_bindings);
+  for (auto& spec : a.states) parse_state(spec, &o.input_bindings);
+  for (auto& spec : a.max_trips) parse_max_trip(spec, &o.input_bindings);
   o.print_stream = &std::cout;
   o.warning_stream = &std::cerr;
   return o;

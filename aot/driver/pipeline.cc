@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <sstream>
 
 #include "aot/base/text.h"
+#include "aot/driver/lower_graph.h"
 #include "aot/graph/graph_printer.h"
 #include "aot/import/onnx_importer.h"
 #include "aot/import/tflite_importer.h"
@@ -32,30 +34,35 @@ Graph import_model(const std::string& path, const ShapeBindings& bindings, const
 
 namespace {
 
-std::vector<KernelStep> lower_graph(const Graph& g, const TargetFacts& target) {
-  std::vector<KernelStep> kernels;
-  std::map<std::string, int> counts;
-  for (const Node& node : g.nodes) {
-    const OpDef* def = find_op(node.op);
-    if (def->is_view) continue;
-    std::string base = node.op;
-    std::transform(base.begin(), base.end(), base.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (char& c : base) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    std::string fname = base + "_" + std::to_string(counts[base]++);
-    LoweredOp lowered = def->lower(LowerContext{g, node, fname, target});
-    KernelStep k{fname, lowered.func, lowered.args, {}, kNoTensor, {}};
-    if (!lowered.in_place_inputs.empty()) {
-      k.in_place_output = node.outputs.at(0);
-      k.in_place_inputs = lowered.in_place_inputs;
-    }
-    kernels.push_back(std::move(k));
-  }
-  return kernels;
-}
-
 // Each loop-IR pass runs over every kernel.
 void for_each_kernel(CompiledModel& m, const std::function<ir::Stmt(const ir::Stmt&)>& pass) {
-  for (KernelStep& k : m.kernels) k.func.body = pass(k.func.body);
+  for (Step& k : m.steps)
+    if (k.is_call()) k.func.body = pass(k.func.body);
+}
+
+// The kernels' loop IR in step order; control flow and copies as comment lines around
+// them, so that --print-after shows where each kernel runs.
+std::string steps_text(const CompiledModel& m) {
+  std::ostringstream os;
+  auto name = [&](TensorId id) { return "%" + m.graph.tensor(id).name; };
+  for (const Step& k : m.steps) {
+    switch (k.kind) {
+      case Step::Kind::kCall: os << ir::to_string(k.func) << "\n"; break;
+      case Step::Kind::kCopy: os << "// copy " << name(k.args[0]) << " -> " << name(k.args[1]) << "\n"; break;
+      case Step::Kind::kIf: os << "// if " << name(k.args[0]) << " {  " << k.label << "\n"; break;
+      case Step::Kind::kElse: os << "// } else {\n"; break;
+      case Step::Kind::kEndIf: os << "// }  end if " << k.label << "\n"; break;
+      case Step::Kind::kLoop:
+        os << "// loop at most " << k.max_trips << " times";
+        if (k.trip_count != kNoTensor) os << ", while iteration < " << name(k.trip_count);
+        if (k.condition != kNoTensor) os << ", while " << name(k.condition);
+        os << " {  " << k.label << "\n";
+        break;
+      case Step::Kind::kEndLoop: os << "// }  end loop " << k.label << "\n"; break;
+      case Step::Kind::kSetIteration: os << "// " << name(k.args[0]) << " = iteration number\n"; break;
+    }
+  }
+  return os.str();
 }
 
 }  // namespace
@@ -70,16 +77,20 @@ const std::vector<Pass>& pipeline() {
          if (o.warning_stream)
            for (const std::string& w : m.graph.warnings) *o.warning_stream << "warning: " << display_text(w) << "\n";
        }},
+      {"bind_inputs", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions& o) { bind_inputs(m.graph, o.input_bindings); }},
       // 2. Graph passes.
       {"infer_shapes", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { infer_shapes(m.graph); }},
-      {"fold_qdq", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { fold_qdq(m.graph); }},
-      {"fold_constants", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { fold_constants(m.graph); }},
-      {"fuse_operators", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { fuse_operators(m.graph); }},
+      // The other graph passes work in the subgraphs of control flow too.
+      {"fold_qdq", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_qdq); }},
+      {"fold_constants", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_constants); }},
+      {"fuse_operators", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fuse_operators); }},
       {"remove_dead_nodes", Pass::Shows::kGraph,
-       [](CompiledModel& m, const CompileOptions&) { remove_dead_nodes(m.graph); }},
-      // 3. Lowering: one kernel per (fused) node.
-      {"lower", Pass::Shows::kKernels,
-       [](CompiledModel& m, const CompileOptions&) { m.kernels = lower_graph(m.graph, m.target); }},
+       [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, remove_dead_nodes); }},
+      // 3. Lowering: one kernel per (fused) node, control flow as steps around them.
+      {"lower", Pass::Shows::kKernels, [](CompiledModel& m, const CompileOptions&) { lower_graph(m); }},
       // 4. Loop-IR passes.
       {"simplify", Pass::Shows::kKernels,
        [](CompiledModel& m, const CompileOptions&) { for_each_kernel(m, [](const ir::Stmt& s) { return ir::simplify(s); }); }},
@@ -90,7 +101,8 @@ const std::vector<Pass>& pipeline() {
       {"lower_builtin", Pass::Shows::kKernels,
        [](CompiledModel& m, const CompileOptions&) {
          for_each_kernel(m, [&](const ir::Stmt& s) { return ir::lower_builtin(s, m.target); });
-         for (KernelStep& k : m.kernels) {
+         for (Step& k : m.steps) {
+           if (!k.is_call()) continue;
            k.memory = ir::measure_kernel_memory(k.func.body, m.target);
            m.scratch_bytes = std::max(m.scratch_bytes, k.memory.workspace_bytes);
            m.max_stack_bytes = std::max(m.max_stack_bytes, k.memory.stack_bytes);
@@ -126,7 +138,7 @@ CompiledModel compile_model(const CompileOptions& options) {
     switch (pass.shows) {
       case Pass::Shows::kGraph: os << to_string(m.graph) << "\n"; break;
       case Pass::Shows::kKernels:
-        for (const KernelStep& k : m.kernels) os << ir::to_string(k.func) << "\n";
+        os << steps_text(m);
         break;
       case Pass::Shows::kMemoryPlan: os << memory_report_table(m); break;
     }

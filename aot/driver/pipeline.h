@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "aot/executor/compiled_model.h"
+#include "aot/driver/input_bindings.h"
 #include "aot/import/shape_bindings.h"
 
 namespace aotc {
@@ -21,6 +22,7 @@ struct CompileOptions {
   std::optional<std::string> model_bytes;
   std::string name = "model";  // C prefix of every symbol
   ShapeBindings shape_bindings;  // --input-shape, --dim
+  InputBindings input_bindings;  // --bind, --state, --max-trip
   Target target;
   std::vector<PoolConfig> pools;  // overrides target.pools when not empty (--pool)
   bool in_place = true;           // let kernels write over inputs that die (--no-in-place turns it off)

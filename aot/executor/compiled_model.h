@@ -1,5 +1,5 @@
 // The compiled model as the executor sees it: the graph after the graph passes, one
-// lowered kernel per step of `<name>_run`, and where every tensor lives at run time.
+// step of `<name>_run` (kernel calls and the control flow around them), and where every tensor lives at run time.
 // The driver (aot/driver/pipeline.h) builds it; the storage planner fills in `storage`
 // and `arena`; executor codegen and metadata read it.
 #pragma once
@@ -16,11 +16,41 @@
 
 namespace aotc {
 
-// One call in the generated `<name>_run`.
-struct KernelStep {
+// How a copy step moves bytes: `blocks` blocks of `bytes` each, block b from
+// `from + b * from_stride` to `to + b * to_stride`. Inside a loop, the innermost loop's
+// iteration i (counted from the last, trips - 1 - i, when reversed) adds `i * from_step`
+// and `i * to_step`: that is how a Scan reads its inputs and a Loop or Scan writes its
+// scan outputs one slice per iteration.
+struct CopyShape {
+  int64_t bytes = 0;
+  int64_t blocks = 1;
+  int64_t from_stride = 0, to_stride = 0;
+  int64_t from_step = 0, to_step = 0;
+  bool from_reverse = false, to_reverse = false;
+  int64_t trips = 0;  // of the innermost loop, for the reversed directions
+};
+
+// One step of the generated `<name>_run`, in execution order: a kernel call, a copy, or
+// the control flow around them, bracketed as kIf ... kElse ... kEndIf and kLoop ...
+// kEndLoop (nested to any depth). The memory planner numbers time by step index.
+struct Step {
+  enum class Kind {
+    kCall,          // calls `func` on `args`
+    kCopy,          // copies args[0] into args[1] as `copy` says
+    kIf,            // runs the steps up to kElse if the boolean args[0] is true, else those up to kEndIf
+    kElse,
+    kEndIf,
+    kLoop,          // runs the steps up to kEndLoop up to `max_trips` times (see below)
+    kEndLoop,
+    kSetIteration,  // stores the innermost loop's iteration number in the int64 args[0]
+  };
+  Kind kind = Kind::kCall;
+  std::string label;            // the model node it comes from, for comments and reports
+
+  // kCall
   std::string c_name;
   ir::PrimFunc func;
-  std::vector<TensorId> args;  // graph tensor bound to each parameter
+  std::vector<TensorId> args;   // kCall: tensor bound to each parameter; others as above
   ir::KernelMemory memory;
   // For elementwise kernels: the output may take the memory of one of these inputs.
   TensorId in_place_output = kNoTensor;
@@ -29,6 +59,20 @@ struct KernelStep {
   // a tensor that lives for this one step; its allocator is set up over this slice.
   int64_t scratch_offset = 0;
   int scratch_pool = 0;
+
+  // kCopy
+  CopyShape copy;
+
+  // kLoop: iteration i runs while i < max_trips, i < *trip_count (an int64, when given) and
+  // *condition (a boolean, when given; the body may change it). When the bound max_trips
+  // is reached while trip_count and condition would go on, <name>_run returns
+  // AOTC_ERR_TRIP_LIMIT. args lists trip_count and condition, the tensors it reads.
+  int64_t max_trips = 0;
+  TensorId trip_count = kNoTensor;
+  TensorId condition = kNoTensor;
+  bool bounded_by_max = false;  // max_trips came from --max-trip, not from the model
+
+  bool is_call() const { return kind == Kind::kCall; }
 };
 
 // Where a tensor's bytes live at run time. A variable tensor (state kept from one run to
@@ -48,12 +92,18 @@ struct CopyStep {
   TensorId to;   // a graph output
 };
 
+// "call", "copy", "if", "else", "end_if", "loop", "end_loop", "set_iteration".
+const char* step_kind_name(Step::Kind kind);
+
 struct CompiledModel {
   std::string name;
   Target target;
   Graph graph;
-  std::vector<KernelStep> kernels;
-  std::vector<CopyStep> copies;             // run after all kernels
+  std::vector<Step> steps;
+  std::vector<CopyStep> copies;             // run after all steps
+  // Tensors that share another's storage besides views: a branch's result computed in
+  // place in its If's output, a loop body's parameter that is its loop-carried buffer.
+  std::map<TensorId, TensorId> aliases;
   std::map<TensorId, Storage> storage;      // every tensor a kernel or copy touches
   std::vector<PoolConfig> pools;            // where the arena goes (the target's, or --pool)
   bool in_place = true;                     // CompileOptions::in_place

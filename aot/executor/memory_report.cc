@@ -47,6 +47,33 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
+bool has_control_flow(const CompiledModel& m) {
+  return std::any_of(m.steps.begin(), m.steps.end(), [](const Step& k) {
+    return k.kind != Step::Kind::kCall && k.kind != Step::Kind::kCopy;
+  });
+}
+
+// The steps, indented by control flow, for a model that has any: what `first` and `last`
+// in the table count.
+std::string control_flow_steps(const CompiledModel& m) {
+  if (!has_control_flow(m)) return "";
+  std::ostringstream os;
+  os << "\n  steps (first and last above count these):\n";
+  int depth = 0;
+  char line[64];
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    const Step& k = m.steps[i];
+    if (k.kind == Step::Kind::kElse || k.kind == Step::Kind::kEndIf || k.kind == Step::Kind::kEndLoop) --depth;
+    std::snprintf(line, sizeof line, "  %6zu  ", i);
+    os << line << std::string(static_cast<size_t>(2 * depth), ' ') << step_kind_name(k.kind);
+    if (k.is_call()) os << " " << m.name << "_" << k.c_name;
+    if (k.kind == Step::Kind::kLoop) os << " (at most " << k.max_trips << " iterations)";
+    os << "  " << display_text(k.label) << "\n";
+    if (k.kind == Step::Kind::kIf || k.kind == Step::Kind::kElse || k.kind == Step::Kind::kLoop) ++depth;
+  }
+  return os.str();
+}
+
 }  // namespace
 
 std::string memory_report_table(const CompiledModel& m) {
@@ -79,13 +106,14 @@ std::string memory_report_table(const CompiledModel& m) {
                   static_cast<long long>(t.bytes), t.first_step, t.last_step);
     os << line;
   }
+  os << control_flow_steps(m);
   return os.str();
 }
 
 std::string memory_plan_svg(const CompiledModel& m) {
   std::vector<PlannedTensor> tensors = planned_tensors(m);
   const int kHeight = 600, kMarginLeft = 80, kMarginTop = 40;
-  int steps = std::max<int>(1, static_cast<int>(m.kernels.size()) + (m.io_in_arena ? 1 : 0));  // io: the moment after
+  int steps = std::max<int>(1, static_cast<int>(m.steps.size()) + (m.io_in_arena ? 1 : 0));  // io: the moment after
   const int kStepWidth = std::max(24, 640 / steps);  // at least 640 px across
   double bytes = static_cast<double>(std::max<int64_t>(1, m.arena.total_bytes));
   double scale = kHeight / bytes;
@@ -101,6 +129,22 @@ std::string memory_plan_svg(const CompiledModel& m) {
   for (int i = 0; i <= 4; ++i) {
     int64_t addr = static_cast<int64_t>(bytes * i / 4);
     os << "<text x=\"4\" y=\"" << kMarginTop + kHeight * i / 4 + 4 << "\">" << with_commas(addr) << "</text>\n";
+  }
+  // Control flow in the background: loops blue, then branches green, else branches orange.
+  std::vector<size_t> open;
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    Step::Kind kind = m.steps[i].kind;
+    if (kind == Step::Kind::kLoop || kind == Step::Kind::kIf || kind == Step::Kind::kElse) open.push_back(i);
+    if (kind != Step::Kind::kElse && kind != Step::Kind::kEndIf && kind != Step::Kind::kEndLoop) continue;
+    size_t begin = open.back();
+    open.pop_back();
+    const char* fill = kind == Step::Kind::kEndLoop ? "#dde8f8" : m.steps[begin].kind == Step::Kind::kIf ? "#e0f2e0" : "#fbe8d6";
+    os << "<rect x=\"" << kMarginLeft + static_cast<int>(begin) * kStepWidth << "\" y=\"" << kMarginTop << "\" width=\""
+       << static_cast<int>(i - begin + 1) * kStepWidth << "\" height=\"" << kHeight << "\" fill=\"" << fill
+       << "\" fill-opacity=\"0.7\"><title>" << xml_escape(m.steps[begin].label) << ": "
+       << (kind == Step::Kind::kEndLoop ? "loop" : m.steps[begin].kind == Step::Kind::kIf ? "then branch" : "else branch")
+       << ", steps " << begin << "-" << i << "</title></rect>\n";
+    if (kind == Step::Kind::kElse) open.push_back(i);
   }
   const char* kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"};
   for (size_t i = 0; i < tensors.size(); ++i) {

@@ -1,6 +1,7 @@
 #include "aot/executor/metadata.h"
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <set>
 
 #include "aot/executor/executor_codegen.h"
@@ -65,14 +66,34 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
                           {"section", m.pools[i].section}});
 
   std::set<std::string> ops;
-  for (const Node& n : g.nodes) {
-    ops.insert(n.op);
-    for (const Node& s : n.body) ops.insert(s.op);
-  }
+  std::function<void(const std::vector<Node>&)> collect = [&](const std::vector<Node>& nodes) {
+    for (const Node& n : nodes) {
+      ops.insert(n.op);
+      for (const Node& s : n.body) ops.insert(s.op);
+      for (const Subgraph& sub : n.subgraphs) collect(sub.nodes);
+    }
+  };
+  collect(g.nodes);
   j["operators"] = ops;
 
+  // Every step of <name>_run in order (the plan's first_step and last_step count these):
+  // kernel calls, copies, and the control flow around them.
+  j["steps"] = nlohmann::json::array();
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    const Step& k = m.steps[i];
+    nlohmann::json sj = {{"step", i}, {"kind", step_kind_name(k.kind)}, {"node", k.label}};
+    if (k.is_call()) sj["function"] = m.name + "_" + k.c_name;
+    if (k.kind == Step::Kind::kCopy) sj["bytes"] = k.copy.bytes * k.copy.blocks;
+    if (k.kind == Step::Kind::kLoop) {
+      sj["max_trips"] = k.max_trips;
+      sj["trips_known"] = k.trip_count == kNoTensor && k.condition == kNoTensor;
+    }
+    j["steps"].push_back(sj);
+  }
+
   j["kernels"] = nlohmann::json::array();
-  for (auto& k : m.kernels) {
+  for (auto& k : m.steps) {
+    if (!k.is_call()) continue;
     nlohmann::json kj = {{"function", m.name + "_" + k.c_name},
                          {"node", k.func.attrs.at("source_node")},
                          {"stack_bytes", k.memory.stack_bytes},

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "aot/graph/op_registry.h"
 
@@ -25,10 +26,28 @@ bool planned_in_arena(const CompiledModel& m, const Storage& s) {
          (m.io_in_arena && (s.kind == Storage::Kind::kInput || s.kind == Storage::Kind::kOutput));
 }
 
-// Live range of every arena root over the kernel steps, in root id order. With
+// A loop's steps run again and again: a buffer that is live on some of them and also
+// before or after the loop (a value from outside that the body reads, a loop-carried
+// buffer, a scan output filled slice by slice) is live on all of them.
+void stretch_over_loops(const CompiledModel& m, std::map<TensorId, LiveRange>& ranges) {
+  std::vector<size_t> open;
+  for (size_t step = 0; step < m.steps.size(); ++step) {
+    if (m.steps[step].kind == Step::Kind::kLoop) open.push_back(step);
+    if (m.steps[step].kind != Step::Kind::kEndLoop) continue;
+    int begin = static_cast<int>(open.back()), end = static_cast<int>(step);
+    open.pop_back();
+    for (auto& [root, r] : ranges) {
+      bool overlaps = r.first <= end && r.last >= begin;
+      bool inside = r.first >= begin && r.last <= end;
+      if (overlaps && !inside) r.first = std::min(r.first, begin), r.last = std::max(r.last, end);
+    }
+  }
+}
+
+// Live range of every arena root over the steps, in root id order. With
 // --io-in-arena an input is live from the start of the run (the application wrote it) and
 // an output until after the last step (the copies run there, then the application reads
-// it): step kernels.size() stands for that moment after the kernels.
+// it): step steps.size() stands for that moment after the last step.
 std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const StorageMap& storage) {
   std::map<TensorId, LiveRange> ranges;
   auto touch = [&](const Storage& s, int step) {
@@ -40,10 +59,13 @@ std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const Storage
     }
     it->second.last = step;
   };
-  for (size_t step = 0; step < m.kernels.size(); ++step)
-    for (TensorId id : m.kernels[step].args) touch(storage.at(id), static_cast<int>(step));
-  if (!m.io_in_arena) return ranges;
-  const int after = static_cast<int>(m.kernels.size());
+  for (size_t step = 0; step < m.steps.size(); ++step)
+    for (TensorId id : m.steps[step].args) touch(storage.at(id), static_cast<int>(step));
+  if (!m.io_in_arena) {
+    stretch_over_loops(m, ranges);
+    return ranges;
+  }
+  const int after = static_cast<int>(m.steps.size());
   for (const CopyStep& c : m.copies) {
     touch(c.from, after);
     Storage to;
@@ -57,6 +79,7 @@ std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const Storage
     if (std::count(m.graph.inputs.begin(), m.graph.inputs.end(), root)) r.first = 0;
     if (m.graph.is_graph_output(root)) r.last = after;
   }
+  stretch_over_loops(m, ranges);  // after the inputs' and outputs' own widening
   return ranges;
 }
 
@@ -64,9 +87,9 @@ std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const Storage
 std::vector<LiveRange> arena_and_scratch_ranges(const CompiledModel& m, const StorageMap& storage) {
   std::vector<LiveRange> list;
   for (auto& [id, r] : arena_ranges(m, storage)) list.push_back(r);
-  for (size_t step = 0; step < m.kernels.size(); ++step)
-    if (m.kernels[step].memory.workspace_bytes > 0)
-      list.push_back({m.kernels[step].memory.workspace_bytes, static_cast<int>(step), static_cast<int>(step)});
+  for (size_t step = 0; step < m.steps.size(); ++step)
+    if (m.steps[step].memory.workspace_bytes > 0)
+      list.push_back({m.steps[step].memory.workspace_bytes, static_cast<int>(step), static_cast<int>(step)});
   return list;
 }
 
@@ -108,7 +131,7 @@ Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storag
   Placement placement;
   if (place_in_pools(ranges, capacities, m.target.workspace_alignment, &placement)) return placement;
   auto [step, live] = peak_step(ranges, m.target.workspace_alignment);
-  std::string at = step < static_cast<int>(m.kernels.size()) ? m.kernels[static_cast<size_t>(step)].func.attrs.at("source_node") : "?";
+  std::string at = step < static_cast<int>(m.steps.size()) ? m.steps[static_cast<size_t>(step)].label : "after the last step";
   Placement unbounded = plan_memory(ranges, m.target.workspace_alignment);
   throw CompileError("the model does not fit in the memory pools (" + pool_list(m.pools) + "): its activations need " +
                      std::to_string(unbounded.total_bytes) + " bytes in one pool, at least " + std::to_string(live) +
@@ -120,7 +143,8 @@ Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storag
 // the last time at this step and the output is first written here.
 bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, TensorId input) {
   const Graph& g = m.graph;
-  const KernelStep& k = m.kernels[step];
+  const Step& k = m.steps[step];
+  if (!storage.count(input)) return false;  // a constant the kernel holds itself
   const Storage& out = storage.at(k.in_place_output);
   const Storage& src = storage.at(input);
   if (out.kind != Storage::Kind::kArena || src.kind != Storage::Kind::kArena || src.tensor == out.tensor) return false;
@@ -139,12 +163,19 @@ bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, Te
 
 std::map<TensorId, LiveRange> planned_live_ranges(const CompiledModel& m) { return arena_ranges(m, m.storage); }
 
-// Decides the storage of every tensor the kernels touch, and plans the arena.
+// Decides the storage of every tensor the steps touch, and plans the arena.
 void plan_storage(CompiledModel& m) {
   const Graph& g = m.graph;
-  std::map<TensorId, TensorId> views;  // view output -> its input
-  for (const Node& n : g.nodes)
-    if (find_op(n.op)->is_view) views[n.outputs[0]] = n.inputs[0];
+  // View output -> its input, in the graph and in every subgraph; and the aliases the
+  // lowering of control flow made (lower_graph.h), which work the same way.
+  std::map<TensorId, TensorId> views = m.aliases;
+  std::function<void(const std::vector<Node>&)> collect_views = [&](const std::vector<Node>& nodes) {
+    for (const Node& n : nodes) {
+      if (find_op(n.op)->is_view) views[n.outputs[0]] = n.inputs[0];
+      for (const Subgraph& sub : n.subgraphs) collect_views(sub.nodes);
+    }
+  };
+  collect_views(g.nodes);
 
   // Roots: where the bytes of each tensor really are.
   auto root_storage = [&](TensorId root) {
@@ -172,7 +203,7 @@ void plan_storage(CompiledModel& m) {
   }
 
   std::vector<TensorId> touched;
-  for (auto& k : m.kernels) touched.insert(touched.end(), k.args.begin(), k.args.end());
+  for (auto& k : m.steps) touched.insert(touched.end(), k.args.begin(), k.args.end());
   for (TensorId id : touched) {
     TensorId root = view_source(id, views);
     if (root_to_output.count(root)) {
@@ -190,14 +221,17 @@ void plan_storage(CompiledModel& m) {
     bool copied = std::any_of(m.copies.begin(), m.copies.end(), [&](const CopyStep& c) { return c.to == out; });
     TensorId root = view_source(out, views);
     bool stored_in_place = root_to_output.count(root) && root_to_output[root] == out;
-    if (!m.storage.count(out) && !copied && !stored_in_place) m.copies.push_back({root_storage(root), out});
+    // Written where it is through an alias (an If's branch computes into the output).
+    bool written_through_alias = root == out && root_storage(root).kind == Storage::Kind::kOutput;
+    if (!m.storage.count(out) && !copied && !stored_in_place && !written_through_alias)
+      m.copies.push_back({root_storage(root), out});
   }
 
   // In-place merges, each kept only if the plan does not grow.
   StorageMap best = m.storage;
   Placement best_plan = place_arena(m, best);
-  for (size_t step = 0; step < m.kernels.size() && m.in_place; ++step) {
-    for (TensorId in : m.kernels[step].in_place_inputs) {
+  for (size_t step = 0; step < m.steps.size() && m.in_place; ++step) {
+    for (TensorId in : m.steps[step].in_place_inputs) {
       StorageMap trial = best;
       if (!merge_in_place(m, trial, step, in)) continue;
       Placement p = place_arena(m, trial);
@@ -225,7 +259,7 @@ void plan_storage(CompiledModel& m) {
     place.pool = m.arena.pools[index];
   }
   size_t next = index_of_root.size();
-  for (auto& k : m.kernels) {
+  for (auto& k : m.steps) {
     if (k.memory.workspace_bytes == 0) continue;
     k.scratch_offset = m.arena.offsets[next];
     k.scratch_pool = m.arena.pools[next++];

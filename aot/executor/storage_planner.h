@@ -7,17 +7,23 @@
 // depthwise and 1x1 convolutions, residual additions fused into a convolution); each such
 // merge is kept only if the arena does not grow. Then the arena is planned
 // (aot/memory_planner.h).
+//
+// Control flow: the steps are in one order (an If's then steps, then its else steps), so
+// the two branches' tensors are never live at the same step and share memory; a loop's
+// steps repeat, so a tensor live before or after a loop and on some of its steps is live on
+// all of them. Aliases from lowering (a branch's result in its If's output, a loop body's
+// parameter in its carried buffer) work like views.
 #pragma once
 
 #include "aot/executor/compiled_model.h"
 
 namespace aotc {
 
-// Fills model.storage, model.copies and model.arena from model.graph and model.kernels.
+// Fills model.storage, model.copies and model.arena from model.graph, model.steps and model.aliases.
 void plan_storage(CompiledModel& model);
 
 // After plan_storage: the live range of every tensor planned in the arena, by the tensor
-// whose storage it is. Steps are kernel indices; with io_in_arena, step kernels.size() is
+// whose storage it is. Steps are indices into model.steps; with io_in_arena, step steps.size() is
 // the moment after the last kernel (copies to outputs, the application reading them).
 std::map<TensorId, LiveRange> planned_live_ranges(const CompiledModel& model);
 

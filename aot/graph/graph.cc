@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 namespace aotc {
 
@@ -101,6 +102,11 @@ const Tensor* Node::attr_tensor(const std::string& key) const {
   node_error(*this, "attribute '" + key + "' should be a tensor");
 }
 
+size_t Node::declared_inputs() const {
+  if (subgraphs.empty()) return inputs.size();
+  return static_cast<size_t>(attr_int(kDeclaredInputsAttr, static_cast<int64_t>(inputs.size())));
+}
+
 std::string Node::label() const { return (name.empty() ? std::string("<unnamed>") : name) + " (" + op + ")"; }
 
 TensorId Graph::add_tensor(Tensor t) {
@@ -132,6 +138,65 @@ bool Graph::is_graph_output(TensorId id) const {
   for (TensorId o : outputs)
     if (o == id) return true;
   return false;
+}
+
+void with_subgraph_as_graph(Graph& g, Subgraph& sub, const std::vector<TensorId>& captured,
+                            const std::function<void(Graph&)>& fn) {
+  std::vector<TensorId> inputs = sub.inputs;
+  inputs.insert(inputs.end(), captured.begin(), captured.end());
+  std::swap(g.nodes, sub.nodes);
+  std::swap(g.inputs, inputs);
+  std::swap(g.outputs, sub.outputs);
+  auto restore = [&] {
+    std::swap(g.nodes, sub.nodes);
+    std::swap(g.inputs, inputs);
+    std::swap(g.outputs, sub.outputs);
+  };
+  try {
+    fn(g);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+}
+
+void run_everywhere(Graph& g, const std::function<void(Graph&)>& pass) {
+  pass(g);
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (g.nodes[n].subgraphs.empty()) continue;
+    // Moved out while the pass runs inside: g.nodes is the subgraph's then.
+    Node node = std::move(g.nodes[n]);
+    std::vector<TensorId> captured(node.inputs.begin() + static_cast<long>(node.declared_inputs()), node.inputs.end());
+    try {
+      for (Subgraph& sub : node.subgraphs)
+        with_subgraph_as_graph(g, sub, captured, [&](Graph& inner) { run_everywhere(inner, pass); });
+    } catch (...) {
+      g.nodes[n] = std::move(node);
+      throw;
+    }
+    g.nodes[n] = std::move(node);
+  }
+}
+
+std::vector<TensorId> captured_values(const Graph& g, const Subgraph& sub) {
+  std::set<TensorId> defined(sub.inputs.begin(), sub.inputs.end());
+  std::vector<TensorId> captured;
+  for (const Node& n : sub.nodes) {
+    auto read = [&](TensorId id) {
+      if (id == kNoTensor || defined.count(id) || g.tensor(id).is_constant()) return;
+      if (std::find(captured.begin(), captured.end(), id) == captured.end()) captured.push_back(id);
+    };
+    for (TensorId in : n.inputs) read(in);  // a nested control node lists what its subgraphs read
+    for (const Node& step : n.body)
+      for (TensorId in : step.inputs) read(in);
+    for (TensorId out : n.outputs) defined.insert(out);
+  }
+  for (TensorId out : sub.outputs)
+    if (out != kNoTensor && !defined.count(out) && !g.tensor(out).is_constant() &&
+        std::find(captured.begin(), captured.end(), out) == captured.end())
+      captured.push_back(out);  // a branch may return an outer value as it is
+  return captured;
 }
 
 TensorId anchor_output(const Node& node) {

@@ -7,9 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -61,6 +63,24 @@ struct TensorAttr {
 using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>,
                                std::vector<std::string>, TensorAttr>;
 
+struct Node;
+
+// A graph that a control-flow node runs: an If's branches, a Loop's or a Scan's body. Its
+// nodes use the one tensor table of the enclosing Graph: a value from an enclosing scope
+// is read by its id, and the control-flow node lists every such value among its own
+// inputs, after the operator's declared inputs (see kDeclaredInputsAttr), so that the
+// graph passes see that the node reads it.
+struct Subgraph {
+  std::string name;               // the attribute it came from: then_branch, else_branch, body
+  std::vector<TensorId> inputs;   // its parameters (a Loop body: iteration, condition, carried values)
+  std::vector<Node> nodes;        // in a valid execution order
+  std::vector<TensorId> outputs;  // its results, in the operator's order
+};
+
+// Of a control-flow node: how many of its inputs the operator declares; the rest are the
+// values of enclosing scopes its subgraphs read.
+constexpr const char* kDeclaredInputsAttr = "control.declared_inputs";
+
 struct Node {
   std::string name;
   std::string op;
@@ -71,6 +91,9 @@ struct Node {
   // For a fused elementwise chain: the original nodes in order; the last one's output
   // is the fused node's output. Empty for every other node.
   std::vector<Node> body;
+
+  // For If, Loop and Scan: the graphs they run.
+  std::vector<Subgraph> subgraphs;
 
   bool has_attr(const std::string& key) const { return attrs.count(key) != 0; }
   int64_t attr_int(const std::string& key, int64_t fallback) const;
@@ -87,6 +110,8 @@ struct Node {
   std::string label() const;
   // The i-th input if present (id != kNoTensor), else kNoTensor.
   TensorId input(size_t i) const { return i < inputs.size() ? inputs[i] : kNoTensor; }
+  // The inputs the operator declares (all of them, for a node without subgraphs).
+  size_t declared_inputs() const;
 };
 
 // Graph-level tensor id of the un-fused output that node.body[0] consumes (an attribute
@@ -104,6 +129,11 @@ struct Graph {
   std::vector<Node> nodes;    // in a valid execution order
   std::vector<TensorId> inputs;
   std::vector<TensorId> outputs;
+  // --state IN=OUT (aot/driver/input_bindings.h): after each run, the variable tensor
+  // `first` (once input IN) takes the value of `second` (output OUT). OUT stays in
+  // `outputs` through the graph passes, which keep what outputs need; lowering turns it
+  // into that update.
+  std::vector<std::pair<TensorId, TensorId>> state_updates;
   // Things about the model worth saying that do not stop it compiling (the CLI prints
   // them as "warning: ...").
   std::vector<std::string> warnings;
@@ -115,6 +145,23 @@ struct Graph {
   std::vector<int> consumers(TensorId id) const;  // node indices that read `id` (also in fused bodies)
   bool is_graph_output(TensorId id) const;
 };
+
+// Runs `fn` on `sub` as if it were the whole graph: while it runs, g.nodes, g.inputs and
+// g.outputs are the subgraph's nodes, its parameters followed by `captured` (values of
+// enclosing scopes, which are computed before it runs), and its outputs. Tensors stay in
+// the one table, so what `fn` adds there stays. Lets a graph pass work in a subgraph.
+void with_subgraph_as_graph(Graph& g, Subgraph& sub, const std::vector<TensorId>& captured,
+                            const std::function<void(Graph&)>& fn);
+
+// Runs `pass` on the graph, then on every subgraph of its control-flow nodes, nested ones
+// too (outer scopes first, so that a subgraph sees what the pass made of the values it
+// reads).
+void run_everywhere(Graph& g, const std::function<void(Graph&)>& pass);
+
+// The values of enclosing scopes that `sub` reads, in order of first use: tensors its nodes
+// (and nested subgraphs) read that are neither its parameters, nor computed in it, nor
+// constants.
+std::vector<TensorId> captured_values(const Graph& g, const Subgraph& sub);
 
 // Throws CompileError("node <label>: <message>").
 [[noreturn]] void node_error(const Node& node, const std::string& message);

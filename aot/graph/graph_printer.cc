@@ -32,11 +32,33 @@ std::string call_text(const Graph& g, const Node& n) {
   s += ")";
   std::string attrs;
   for (auto& [k, v] : n.attrs) {
-    if (k.rfind("fused.", 0) == 0) continue;
+    if (k.rfind("fused.", 0) == 0 || k.rfind("control.", 0) == 0) continue;
     attrs += (attrs.empty() ? "" : ", ") + k + "=" + attr_text(v);
   }
   if (!attrs.empty()) s += " {" + attrs + "}";
   return s;
+}
+
+// The nodes of a graph or subgraph, each line indented by `indent`; a control-flow node's
+// subgraphs follow it, indented further.
+void print_nodes(std::ostream& os, const Graph& g, const std::vector<Node>& nodes, const std::string& indent) {
+  for (const Node& n : nodes) {
+    os << indent;
+    for (size_t i = 0; i < n.outputs.size(); ++i) os << (i ? ", " : "") << (n.outputs[i] == kNoTensor ? "_" : typed(g, n.outputs[i]));
+    os << " = " << call_text(g, n);
+    if (!n.name.empty()) os << "  # " << n.name;
+    os << "\n";
+    for (const Node& step : n.body) os << indent << "  + " << call_text(g, step) << "\n";
+    for (const Subgraph& sub : n.subgraphs) {
+      os << indent << "  " << sub.name << "(";
+      for (size_t i = 0; i < sub.inputs.size(); ++i) os << (i ? ", " : "") << typed(g, sub.inputs[i]);
+      os << ") {\n";
+      print_nodes(os, g, sub.nodes, indent + "    ");
+      os << indent << "    return";
+      for (size_t i = 0; i < sub.outputs.size(); ++i) os << (i ? ", " : " ") << tensor_ref(g, sub.outputs[i]);
+      os << "\n" << indent << "  }\n";
+    }
+  }
 }
 
 }  // namespace
@@ -47,14 +69,7 @@ std::string to_string(const Graph& g) {
   if (g.opset) os << ", opset " << g.opset;
   os << ") {\n";
   for (TensorId in : g.inputs) os << "  input " << typed(g, in) << "\n";
-  for (const Node& n : g.nodes) {
-    os << "  ";
-    for (size_t i = 0; i < n.outputs.size(); ++i) os << (i ? ", " : "") << (n.outputs[i] == kNoTensor ? "_" : typed(g, n.outputs[i]));
-    os << " = " << call_text(g, n);
-    if (!n.name.empty()) os << "  # " << n.name;
-    os << "\n";
-    for (const Node& step : n.body) os << "    + " << call_text(g, step) << "\n";
-  }
+  print_nodes(os, g, g.nodes, "  ");
   for (TensorId out : g.outputs) os << "  output " << tensor_ref(g, out) << "\n";
   os << "}\n";
   return os.str();

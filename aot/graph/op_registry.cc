@@ -35,6 +35,16 @@ OpDef view_op(InferFn infer) {
   return def;
 }
 
+OpDef control_flow_op(InferFn infer, ExpandFn expand) {
+  OpDef def;
+  def.infer = std::move(infer);
+  def.expand = std::move(expand);
+  def.lower = [](const LowerContext& ctx) -> LoweredOp {
+    node_error(ctx.node, "internal: a control-flow operator has no kernel of its own");
+  };
+  return def;
+}
+
 const OpDef* find_op(const std::string& op) {
   auto it = registry().find(op);
   return it == registry().end() ? nullptr : &it->second;

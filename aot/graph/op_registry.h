@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct LowerContext {
 };
 
 using InferFn = std::function<void(Graph&, Node&)>;
+// Replaces a node by other nodes when its operands allow it (an If whose condition is a
+// constant becomes the branch it takes); nullopt to keep the node.
+using ExpandFn = std::function<std::optional<std::vector<Node>>(Graph&, const Node&)>;
 using LowerFn = std::function<LoweredOp(const LowerContext&)>;
 // For elementwise operators: output element from the input elements (same index, after
 // broadcasting). Inputs that are absent are passed as empty Exprs.
@@ -63,8 +67,10 @@ struct OpDef {
   // Sets dtype/shape of the node's outputs from its inputs (and constant inputs).
   // Throws CompileError (via node_error) for anything unsupported.
   InferFn infer;
-  // Builds the kernel.
+  // Builds the kernel (operators with subgraphs have none: the driver lowers them).
   LowerFn lower;
+  // Asked by infer_shapes before `infer`, for operators that may vanish (optional).
+  ExpandFn expand;
   // The scalar form of an epilogue operator.
   ScalarFn scalar;
   // Output 0 is input 0 with a new shape: no kernel, the planner makes it an alias.
@@ -83,6 +89,8 @@ struct OpDef {
 OpDef kernel_op(InferFn infer, LowerFn lower);
 // An operator whose output is its input 0 with another shape (no kernel; an alias).
 OpDef view_op(InferFn infer);
+// An operator that runs subgraphs (If, Loop, Scan): no kernel of its own.
+OpDef control_flow_op(InferFn infer, ExpandFn expand = nullptr);
 
 const OpDef* find_op(const std::string& op);
 void register_op(const std::string& op, OpDef def);

@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -153,9 +154,9 @@ AttrValue convert_attribute(const onnx::AttributeProto& a, const Node& node) {
     }
     case onnx::AttributeProto::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
     case onnx::AttributeProto::TENSOR: return TensorAttr{widened(convert_tensor(a.t(), "node " + node.label()))};
-    case onnx::AttributeProto::GRAPH:
+    case onnx::AttributeProto::GRAPH:  // read by OnnxImporter::add_node
     case onnx::AttributeProto::GRAPHS:
-      node_error(node, "attribute '" + a.name() + "' is a subgraph: control flow (If, Loop, Scan) is not supported");
+      node_error(node, "attribute '" + a.name() + "' is a list of subgraphs, which aotc does not support");
     default: node_error(node, "attribute '" + a.name() + "' has a type aotc does not support");
   }
 }
@@ -257,7 +258,48 @@ class OnnxImporter {
 
   TensorId define(const std::string& name, TensorId id) {
     ids_[name] = id;
+    scope_names_.insert(name);
     return id;
+  }
+
+  // A GRAPH attribute (If's branches, Loop's and Scan's body). Its parameters are new
+  // tensors whose element types come from their declarations and whose shapes
+  // infer_shapes derives from the operator's inputs; its names may shadow outer ones and
+  // are gone after it.
+  Subgraph import_subgraph(const onnx::GraphProto& gp, const std::string& attr, const Node& node) {
+    Subgraph sub;
+    sub.name = attr;
+    auto outer_ids = ids_;
+    auto outer_names = std::move(scope_names_);
+    std::vector<Node>* outer_nodes = nodes_;
+    scope_names_.clear();
+    nodes_ = &sub.nodes;
+    std::string what = "node " + node.label() + ", subgraph '" + attr + "'";
+    for (auto& init : gp.initializer()) define(init.name(), g_.add_tensor(widened(convert_tensor(init, what))));
+    for (auto& in : gp.input()) {
+      Tensor t;
+      t.name = in.name();
+      const auto& type = in.type();
+      if (type.has_sequence_type() || type.has_optional_type() || type.has_map_type())
+        throw CompileError(what + ": parameter '" + in.name() + "' is not a tensor (sequences, optionals and maps are not supported)");
+      if (type.has_tensor_type() && type.tensor_type().elem_type() != 0 &&
+          !onnx_dtype(type.tensor_type().elem_type(), &t.dtype))
+        throw CompileError(what + ": parameter '" + in.name() + "' has unsupported element type " +
+                           elem_type_name(type.tensor_type().elem_type()));
+      sub.inputs.push_back(define(in.name(), g_.add_tensor(std::move(t))));
+    }
+    for (auto& n : gp.node()) add_node(n);
+    for (auto& out : gp.output()) {
+      auto it = ids_.find(out.name());
+      if (it == ids_.end()) throw CompileError(what + ": output '" + out.name() + "' is not computed in it or before it");
+      if (out.type().has_sequence_type() || out.type().has_optional_type())
+        throw CompileError(what + ": output '" + out.name() + "' is not a tensor (sequences and optionals are not supported)");
+      sub.outputs.push_back(it->second);
+    }
+    ids_ = std::move(outer_ids);
+    scope_names_ = std::move(outer_names);
+    nodes_ = outer_nodes;
+    return sub;
   }
 
   void add_node(const onnx::NodeProto& n) {
@@ -269,7 +311,8 @@ class OnnxImporter {
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       node_error(node, "operator domain '" + n.domain() + "' is not supported");
     if (node.op == "Constant") return add_constant(n, node);
-    for (auto& a : n.attribute()) node.attrs[a.name()] = convert_attribute(a, node);
+    for (auto& a : n.attribute())
+      if (a.type() != onnx::AttributeProto::GRAPH) node.attrs[a.name()] = convert_attribute(a, node);
     for (auto& in : n.input()) {
       if (in.empty()) {
         node.inputs.push_back(kNoTensor);
@@ -280,12 +323,25 @@ class OnnxImporter {
         node_error(node, "input '" + in + "' is not a graph input, an initializer, or the output of an earlier node");
       node.inputs.push_back(it->second);
     }
+    // Subgraphs read the values defined before this node; their own names stay inside.
+    for (auto& a : n.attribute()) {
+      if (a.type() != onnx::AttributeProto::GRAPH) continue;
+      if (node.op != "If" && node.op != "Loop" && node.op != "Scan")
+        node_error(node, "attribute '" + a.name() + "' is a subgraph; aotc reads subgraphs of If, Loop and Scan only");
+      node.subgraphs.push_back(import_subgraph(a.g(), a.name(), node));
+    }
+    if (!node.subgraphs.empty()) {
+      node.attrs[kDeclaredInputsAttr] = static_cast<int64_t>(node.inputs.size());
+      for (const Subgraph& sub : node.subgraphs)
+        for (TensorId id : captured_values(g_, sub))
+          if (std::find(node.inputs.begin(), node.inputs.end(), id) == node.inputs.end()) node.inputs.push_back(id);
+    }
     for (auto& out : n.output()) {
       if (out.empty()) {
         node.outputs.push_back(kNoTensor);
         continue;
       }
-      if (ids_.count(out)) node_error(node, "output '" + out + "' is defined twice");
+      if (scope_names_.count(out)) node_error(node, "output '" + out + "' is defined twice");
       Tensor t;
       t.name = out;
       node.outputs.push_back(define(out, g_.add_tensor(std::move(t))));
@@ -303,7 +359,7 @@ class OnnxImporter {
     for (auto& in : n.input()) reads_float16 |= float16_.count(in) != 0;
     TensorId bits = to_float16 ? node.outputs[0] : kNoTensor;
     std::vector<std::string> outputs(n.output().begin(), n.output().end());
-    g_.nodes.push_back(std::move(node));
+    nodes_->push_back(std::move(node));
     if (to_float16) {
       float16_.insert(outputs[0]);
       float16_bits_[outputs[0]] = bits;
@@ -326,7 +382,7 @@ class OnnxImporter {
     Tensor t;
     t.name = output_name;
     cast.outputs = {g_.add_tensor(std::move(t))};
-    g_.nodes.push_back(cast);
+    nodes_->push_back(cast);
     return cast.outputs[0];
   }
 
@@ -372,7 +428,9 @@ class OnnxImporter {
   const std::string& bytes_;
   BindingUse bindings_;
   Graph g_;
-  std::map<std::string, TensorId> ids_;
+  std::vector<Node>* nodes_ = &g_.nodes;  // where add_node puts nodes: the graph's or a subgraph's
+  std::map<std::string, TensorId> ids_;   // every name in scope
+  std::set<std::string> scope_names_;     // the names the innermost scope defines
   // float16 (see above): the names of the model's float16 tensors (held as float32), and
   // for graph inputs and Casts to float16 the tensor of their bit patterns.
   std::set<std::string> float16_;

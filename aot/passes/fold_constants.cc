@@ -20,7 +20,7 @@ namespace aotc {
 
 bool can_fold(const Graph& g, const Node& node) {
   const OpDef* def = find_op(node.op);
-  if (!def || node.inputs.empty() || !node.body.empty()) return false;
+  if (!def || node.inputs.empty() || !node.body.empty() || !node.subgraphs.empty()) return false;
   bool writes_something = false;
   for (TensorId out : node.outputs) {
     if (out == kNoTensor) continue;

@@ -10,8 +10,16 @@
 // function, a node that can be computed now (can_fold: constant inputs, or only their
 // shapes read, and no graph output written) is computed (fold_node) and leaves the
 // graph, when its result is an integer or boolean tensor (indices, shapes, masks) or is
-// computed from a folded value. Floating-point results of constants alone (a
-// DequantizeLinear of weights) wait for fold_constants, after fold_qdq has matched them.
+// computed from a folded value, or is anything but a quantization operator: a
+// DequantizeLinear or QuantizeLinear of constants waits for fold_constants, after fold_qdq
+// has matched its pattern (a DequantizeLinear of weights feeding a Conv). A Loop's trip
+// count computed in float from constants (Range's expansion) must be known here.
+//
+// An operator may also replace itself by other nodes here (OpDef::expand): an If whose
+// condition is now a constant becomes the nodes of the branch it takes, which are then
+// inferred in its place. Control-flow operators infer their subgraphs from their shape
+// functions (lowering/ops/control_flow.cc), with this pass.
+#include <deque>
 #include <set>
 
 #include "aot/passes/graph_passes.h"
@@ -21,13 +29,11 @@ namespace aotc {
 namespace {
 
 // Whether a node that can_fold() is folded now rather than by fold_constants.
-bool fold_while_inferring(const Graph& g, const Node& node, const std::set<TensorId>& folded_here) {
+bool fold_while_inferring(const Node& node, const std::set<TensorId>& folded_here) {
   if (find_op(node.op)->reads_only_shapes) return true;
   for (TensorId in : node.inputs)
     if (folded_here.count(in)) return true;
-  for (TensorId out : node.outputs)
-    if (out != kNoTensor && g.tensor(out).dtype.is_float()) return false;
-  return true;
+  return node.op != "DequantizeLinear" && node.op != "QuantizeLinear";
 }
 
 }  // namespace
@@ -35,17 +41,27 @@ bool fold_while_inferring(const Graph& g, const Node& node, const std::set<Tenso
 void infer_shapes(Graph& g) {
   std::set<TensorId> folded_here;  // tensors this pass computed
   std::vector<Node> kept;
-  for (Node& node : g.nodes) {
+  std::deque<Node> pending(std::make_move_iterator(g.nodes.begin()), std::make_move_iterator(g.nodes.end()));
+  g.nodes.clear();
+  while (!pending.empty()) {
+    Node node = std::move(pending.front());
+    pending.pop_front();
     const OpDef* def = find_op(node.op);
     if (!def) node_error(node, "operator '" + node.op + "' is not supported");
     for (TensorId in : node.inputs)
       if (in != kNoTensor && !g.tensor(in).shape_known)
         node_error(node, "input '" + g.tensor(in).name + "' is used before it is computed (nodes out of order?)");
+    if (def->expand) {
+      if (std::optional<std::vector<Node>> replaced = def->expand(g, node)) {
+        pending.insert(pending.begin(), std::make_move_iterator(replaced->begin()), std::make_move_iterator(replaced->end()));
+        continue;
+      }
+    }
     def->infer(g, node);
     for (TensorId out : node.outputs)
       if (out != kNoTensor && !g.tensor(out).shape_known)
         node_error(node, "could not infer the shape of output '" + g.tensor(out).name + "'");
-    if (can_fold(g, node) && fold_while_inferring(g, node, folded_here)) {
+    if (can_fold(g, node) && fold_while_inferring(node, folded_here)) {
       fold_node(g, node);
       for (TensorId out : node.outputs)
         if (out != kNoTensor) folded_here.insert(out);

@@ -44,6 +44,10 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
       {"aotc_get_reciprocal", {1, [](Args a) { return aotc_get_reciprocal(i32(a[0])); }}},
       {"aotc_logistic_q4_27", {1, [](Args a) { return aotc_logistic_q4_27(i32(a[0])); }}},
       {"aotc_tanh_q4_27", {1, [](Args a) { return aotc_tanh_q4_27(i32(a[0])); }}},
+      {"aotc_logistic_s16", {3, [](Args a) { return aotc_logistic_s16(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_tanh_s16", {3, [](Args a) { return aotc_tanh_s16(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_inv_sqrt_multiplier", {1, [](Args a) { return aotc_inv_sqrt_multiplier(i32(a[0])); }}},
+      {"aotc_inv_sqrt_shift", {1, [](Args a) { return aotc_inv_sqrt_shift(i32(a[0])); }}},
       {"aotc_hard_swish_s8",
        {5, [](Args a) { return aotc_hard_swish_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
       {"aotc_dot_s8",
@@ -102,6 +106,14 @@ Expr onnx_requantize_sum(Expr a, Expr a_multiplier, Expr b, Expr b_multiplier, E
 Expr exp_on_negative_values_q5_26(Expr a) { return runtime_call("aotc_exp_on_negative_values_q5_26", {std::move(a)}); }
 Expr logistic_q4_27(Expr a) { return runtime_call("aotc_logistic_q4_27", {std::move(a)}); }
 Expr tanh_q4_27(Expr a) { return runtime_call("aotc_tanh_q4_27", {std::move(a)}); }
+Expr logistic_s16(Expr x, int32_t multiplier, int32_t shift) {
+  return runtime_call("aotc_logistic_s16", {std::move(x), make_int(multiplier), make_int(shift)});
+}
+Expr tanh_s16(Expr x, int32_t multiplier, int32_t shift) {
+  return runtime_call("aotc_tanh_s16", {std::move(x), make_int(multiplier), make_int(shift)});
+}
+Expr inv_sqrt_multiplier(Expr x) { return runtime_call("aotc_inv_sqrt_multiplier", {std::move(x)}); }
+Expr inv_sqrt_shift(Expr x) { return runtime_call("aotc_inv_sqrt_shift", {std::move(x)}); }
 Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, int32_t reluish_multiplier,
                    int32_t reluish_exponent) {
   return runtime_call("aotc_hard_swish_s8", {std::move(x), make_int(output_multiplier), make_int(output_exponent),

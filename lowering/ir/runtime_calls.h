@@ -41,6 +41,16 @@ Expr get_reciprocal(Expr x);
 // for an int32 a in Q4.27.
 Expr logistic_q4_27(Expr a);
 Expr tanh_q4_27(Expr a);
+// TFLite's int16 LOGISTIC and TANH (aotc_quant_softmax.h): the table-interpolated
+// logistic(x) in [0, 32767] and tanh(x) in [-32767, 32767] (steps of 2^-15) of an int16 x
+// (zero point 0), rescaled first by (multiplier, shift) to steps of 1/(3 * 4096).
+Expr logistic_s16(Expr x, int32_t multiplier, int32_t shift);
+Expr tanh_s16(Expr x, int32_t multiplier, int32_t shift);
+// TFLite's GetInvSqrtQuantizedMultiplierExp (aotc_quant_softmax.h), for int8
+// L2_NORMALIZATION and RSQRT: 1 / sqrt(x) of an int32 x as a Q31 multiplier and a left
+// shift (<= 0) for mul_by_quantized_multiplier; x <= 1 gives INT32_MAX and 0.
+Expr inv_sqrt_multiplier(Expr x);
+Expr inv_sqrt_shift(Expr x);
 // TFLite's int8 HARD_SWISH (aotc_quant.h): for x = input - zero point, hard_swish(x) on
 // the output's scale, before its zero point, from two Q15 multipliers and exponents.
 Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, int32_t reluish_multiplier,

@@ -63,10 +63,7 @@ void infer_arg(Graph& g, Node& node) {
   set_output(g, node, 0, DataType::Int(64), shape);
 }
 
-LoweredOp lower_arg(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_arg(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   const std::vector<int64_t>& shape = g.tensor(node.inputs[0]).shape;
@@ -96,8 +93,7 @@ LoweredOp lower_arg(const LowerContext& ctx) {
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("ArgMax", kernel_op(infer_arg, lower_arg));
-AOTC_REGISTER_OP("ArgMin", kernel_op(infer_arg, lower_arg));
+AOTC_REGISTER_OPS(kernel_op(infer_arg, lower_arg), "ArgMax", "ArgMin");
 
 // ---------------------------------------------------------------- TopK
 
@@ -128,10 +124,7 @@ void infer_top_k(Graph& g, Node& node) {
   set_output(g, node, 1, DataType::Int(64), shape);
 }
 
-LoweredOp lower_top_k(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_top_k(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   const std::vector<int64_t>& shape = g.tensor(node.inputs[0]).shape;
   size_t axis = static_cast<size_t>(selection_axis(g, node, -1));

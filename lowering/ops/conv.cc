@@ -39,15 +39,14 @@ void infer_conv(Graph& g, Node& node) {
   set_output(g, node, 0, DataType::Float32(), geo.output_shape());
 }
 
-LoweredOp lower_conv(const LowerContext& ctx) {
-  ConvGeometry geo = conv_geometry(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
+  ConvGeometry geo = conv_geometry(g, node);
   ConvOperands ops;
   ops.input = kb.input(0, "X");
   ops.filter = kb.input(1, "W");
-  ops.bias = ctx.node.input(2) != kNoTensor ? kb.input(2, "B") : nullptr;
+  ops.bias = node.input(2) != kNoTensor ? kb.input(2, "B") : nullptr;
   ops.output = kb.output(0, "Y");
-  ops.input_tensor = ctx.node.inputs[0];
+  ops.input_tensor = node.inputs[0];
   FloatConvArithmetic arithmetic;
   return kb.finish(lower_convolution(kb, geo, arithmetic, ops));
 }

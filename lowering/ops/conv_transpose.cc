@@ -190,11 +190,8 @@ TapSource tap_source(const TransposedAxis& axis, const Expr& o, const Expr& k) {
   return source;
 }
 
-LoweredOp lower_conv_transpose(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_conv_transpose(const Graph& g, const Node& node, KernelBuilder& kb) {
   TransposedGeometry geo = transposed_geometry(g, node);
-  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer w = kb.input(1, "W");
   ir::Buffer bias = node.input(2) != kNoTensor ? kb.input(2, "B") : nullptr;

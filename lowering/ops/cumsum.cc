@@ -36,10 +36,7 @@ void infer_cumsum(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, x.shape);
 }
 
-LoweredOp lower_cumsum(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_cumsum(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   const std::vector<int64_t>& shape = g.tensor(node.inputs[0]).shape;

@@ -59,6 +59,17 @@ ir::Stmt store_element(const ir::Buffer& buffer, std::vector<ir::Expr> index, ir
   return ir::store(buffer, std::move(index), std::move(value));
 }
 
+std::vector<ir::Expr> unflatten(const ir::Expr& flat, const std::vector<int64_t>& shape) {
+  std::vector<ir::Expr> index(shape.size());
+  int64_t inner = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    ir::Expr quotient = inner == 1 ? flat : flat / ir::make_int(inner);
+    index[d] = d == 0 ? quotient : quotient % ir::make_int(shape[d]);
+    inner *= shape[d];
+  }
+  return index;
+}
+
 ir::Stmt for_each_element(const std::vector<int64_t>& shape,
                           const std::function<ir::Stmt(const std::vector<ir::Expr>&)>& body) {
   return ir::loop_nest(shape, {}, body);
@@ -70,6 +81,13 @@ ir::Stmt gather_elements(KernelBuilder& kb, const ir::Buffer& x, const std::vect
     std::vector<ir::Expr> kernel_index = out.empty() ? std::vector<ir::Expr>{0} : out;
     return store_element(y, out, kb.epilogue(element(x, source(out)), kernel_index));
   });
+}
+
+LoweredOp lower_rearrangement(KernelBuilder& kb,
+                              const std::function<std::vector<ir::Expr>(const std::vector<ir::Expr>&)>& source) {
+  ir::Buffer x = kb.input(0, "X");
+  ir::Buffer y = kb.output(0, "Y");
+  return kb.finish(gather_elements(kb, x, kb.graph().tensor(kb.node().outputs[0]).shape, y, source));
 }
 
 ir::Expr wrap_index(ir::Expr raw, int64_t extent) {
@@ -129,6 +147,23 @@ size_t elements_axis(const Node& node, const Tensor& data, const Tensor& indices
   return axis;
 }
 
+Indexing elements_indexing(const Graph& g, const Node& node) {
+  const Tensor& data = g.tensor(node.inputs[0]);
+  TensorId indices_id = node.inputs[1];
+  size_t axis = elements_axis(node, data, g.tensor(indices_id));
+  int64_t extent = data.shape[axis];
+  Indexing indexing;
+  indexing.check = [&g, indices_id, extent](const ir::Buffer& indices) {
+    return check_all_indices(g, indices_id, indices, extent);
+  };
+  indexing.position = [axis, extent](const ir::Buffer& indices, const std::vector<ir::Expr>& i) {
+    std::vector<ir::Expr> at = i;
+    at[axis] = wrap_index(ir::load(indices, i), extent);
+    return at;
+  };
+  return indexing;
+}
+
 void check_constant_nd_indices(const Node& node, const Tensor& indices, const std::vector<int64_t>& extents) {
   int64_t k = static_cast<int64_t>(extents.size());
   for (int64_t i = 0; i < indices.num_elements(); ++i)
@@ -151,6 +186,34 @@ ir::Stmt check_nd_indices(const Graph& g, TensorId indices, const ir::Buffer& bu
       checks.push_back(check_range(nd_index(buffer, row, j), -extents[j], extents[j] - 1));
     return ir::seq(checks);
   });
+}
+
+Indexing nd_indexing(const Graph& g, const Node& node, size_t batch_dims, const std::vector<int64_t>& extents) {
+  TensorId indices_id = node.inputs[1];
+  auto rows = static_cast<std::ptrdiff_t>(g.tensor(indices_id).shape.size() - 1);
+  Indexing indexing;
+  indexing.check = [&g, indices_id, extents](const ir::Buffer& indices) {
+    return check_nd_indices(g, indices_id, indices, extents);
+  };
+  indexing.position = [rows, batch_dims, extents](const ir::Buffer& indices, const std::vector<ir::Expr>& i) {
+    std::vector<ir::Expr> row(i.begin(), i.begin() + rows);
+    std::vector<ir::Expr> at(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(batch_dims));
+    for (size_t j = 0; j < extents.size(); ++j) at.push_back(wrap_index(nd_index(indices, row, j), extents[j]));
+    at.insert(at.end(), i.begin() + rows, i.end());
+    return at;
+  };
+  return indexing;
+}
+
+LoweredOp lower_indexed(KernelBuilder& kb, bool with_updates, const Indexing& indexing,
+                        const std::function<ir::Stmt(const IndexedParams& params)>& move) {
+  IndexedParams params;
+  params.data = kb.input(0, "data");
+  params.indices = kb.input(1, "indices");
+  if (with_updates) params.updates = kb.input(2, "updates");
+  params.y = kb.output(0, "Y");
+  ir::Stmt checked = indexing.check(params.indices);
+  return kb.finish(ir::seq({checked, move(params)}));
 }
 
 }  // namespace aotc

@@ -40,6 +40,10 @@ void require_elements(const Node& node, const std::vector<int64_t>& shape, const
 ir::Expr element(const ir::Buffer& buffer, std::vector<ir::Expr> index);
 ir::Stmt store_element(const ir::Buffer& buffer, std::vector<ir::Expr> index, ir::Expr value);
 
+// The row-major index in a tensor of `shape` of its element number `flat` (an int32 in
+// [0, elements)).
+std::vector<ir::Expr> unflatten(const ir::Expr& flat, const std::vector<int64_t>& shape);
+
 // A loop nest over every element of a tensor of `shape` (for a scalar, `body` once).
 ir::Stmt for_each_element(const std::vector<int64_t>& shape, const std::function<ir::Stmt(const std::vector<ir::Expr>&)>& body);
 
@@ -47,6 +51,10 @@ ir::Stmt for_each_element(const std::vector<int64_t>& shape, const std::function
 // movement, contiguous stores in the output's order.
 ir::Stmt gather_elements(KernelBuilder& kb, const ir::Buffer& x, const std::vector<int64_t>& y_shape, const ir::Buffer& y,
                          const std::function<std::vector<ir::Expr>(const std::vector<ir::Expr>&)>& source);
+// The whole kernel of an operator that only rearranges its input (Transpose, Expand, Tile,
+// DepthToSpace, SpaceToDepth, Slice): that loop from X (input 0) to Y (output 0).
+LoweredOp lower_rearrangement(KernelBuilder& kb,
+                              const std::function<std::vector<ir::Expr>(const std::vector<ir::Expr>&)>& source);
 
 // ---- indices known only at run time (Gather's, GatherND's...)
 
@@ -81,5 +89,29 @@ void check_constant_nd_indices(const Node& node, const Tensor& indices, const st
 ir::Stmt check_nd_indices(const Graph& g, TensorId indices, const ir::Buffer& buffer, const std::vector<int64_t>& extents);
 // Index j of row `row` of such an indices buffer, loaded.
 ir::Expr nd_index(const ir::Buffer& indices, const std::vector<ir::Expr>& row, size_t j);
+
+// ---- the kernels that move elements from or to the positions indices give (gather.cc,
+// scatter.cc)
+
+// How such a kernel addresses data: the run-time check of the indices (input 1), made
+// before anything is written (empty for constant indices), and the position in data for
+// index i of the output (a gather) or of the updates (a scatter).
+struct Indexing {
+  std::function<ir::Stmt(const ir::Buffer& indices)> check;
+  std::function<std::vector<ir::Expr>(const ir::Buffer& indices, const std::vector<ir::Expr>& i)> position;
+};
+// GatherElements and ScatterElements: i with i[axis] replaced by the index there.
+Indexing elements_indexing(const Graph& g, const Node& node);
+// GatherND and ScatterND: the first `batch_dims` entries of i, then the k = extents.size()
+// indices of the row that i's leading entries name, then the rest of i.
+Indexing nd_indexing(const Graph& g, const Node& node, size_t batch_dims, const std::vector<int64_t>& extents);
+
+// Their parameters: data (input 0), indices (input 1), a scatter's updates (input 2), Y.
+struct IndexedParams {
+  ir::Buffer data, indices, updates, y;
+};
+// Such a kernel: the indices checked, then `move`.
+LoweredOp lower_indexed(KernelBuilder& kb, bool with_updates, const Indexing& indexing,
+                        const std::function<ir::Stmt(const IndexedParams& params)>& move);
 
 }  // namespace aotc

@@ -204,11 +204,8 @@ void infer_einsum(Graph& g, Node& node) {
   set_output(g, node, 0, t, plan.output_shape);
 }
 
-LoweredOp lower_einsum(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_einsum(const Graph& g, const Node& node, KernelBuilder& kb) {
   EinsumPlan plan = plan_einsum(g, node);
-  KernelBuilder kb(ctx);
   std::vector<ir::Buffer> operands;
   for (size_t i = 0; i < node.inputs.size(); ++i) operands.push_back(kb.input(i, "X" + std::to_string(i)));
   ir::Buffer y = kb.output(0, "Y");

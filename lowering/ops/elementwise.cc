@@ -79,10 +79,7 @@ InferFn broadcast_infer(unsigned allowed, DataType output_type) {
 
 namespace {
 
-LoweredOp lower_elementwise(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_elementwise(const Graph& g, const Node& node, KernelBuilder& kb) {
   const OpDef* def = find_op(node.op);
   const Tensor& y = g.tensor(node.outputs[0]);
   std::vector<int64_t> shape = y.shape.empty() ? std::vector<int64_t>{1} : y.shape;

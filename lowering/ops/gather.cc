@@ -9,6 +9,7 @@
 // at compile time. The kernels copy elements as they are, for every data type.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "lowering/ops/data_movement.h"
 #include "lowering/ops/kernel_builder.h"
@@ -21,6 +22,15 @@ using ir::Expr;
 
 std::vector<Expr> slice_of(const std::vector<Expr>& index, size_t begin, size_t end) {
   return std::vector<Expr>(index.begin() + static_cast<std::ptrdiff_t>(begin), index.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+// The kernel of Gather, GatherElements and GatherND (lower_indexed): each output element
+// copied from data at the position `indexing` gives for it.
+LoweredOp lower_indexed_copy(KernelBuilder& kb, const std::vector<int64_t>& output_shape, const Indexing& indexing) {
+  return lower_indexed(kb, false, indexing, [&](const IndexedParams& p) {
+    return gather_elements(kb, p.data, output_shape, p.y,
+                           [&](const std::vector<Expr>& out) { return indexing.position(p.indices, out); });
+  });
 }
 
 // ---------------------------------------------------------------- Gather
@@ -41,28 +51,24 @@ void infer_gather(Graph& g, Node& node) {
   set_output(g, node, 0, data.dtype, shape);
 }
 
-LoweredOp lower_gather(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
-  const Tensor& data_tensor = g.tensor(node.inputs[0]);
-  const Tensor& indices_tensor = g.tensor(node.inputs[1]);
-  size_t axis = static_cast<size_t>(normalize_axis(node, node.attr_int("axis", 0), static_cast<int64_t>(data_tensor.shape.size())));
-  size_t q = indices_tensor.shape.size();
-  int64_t extent = data_tensor.shape[axis];
-  ir::Buffer data = kb.input(0, "data");
-  ir::Buffer indices = kb.input(1, "indices");
-  ir::Buffer y = kb.output(0, "Y");
-  ir::Stmt check = check_all_indices(g, node.inputs[1], indices, extent);
-  ir::Stmt copy = gather_elements(kb, data, g.tensor(node.outputs[0]).shape, y, [&](const std::vector<Expr>& out) {
+LoweredOp lower_gather(const Graph& g, const Node& node, KernelBuilder& kb) {
+  const Tensor& data = g.tensor(node.inputs[0]);
+  size_t axis = static_cast<size_t>(normalize_axis(node, node.attr_int("axis", 0), static_cast<int64_t>(data.shape.size())));
+  size_t q = g.tensor(node.inputs[1]).shape.size();
+  int64_t extent = data.shape[axis];
+  Indexing indexing;
+  indexing.check = [&](const ir::Buffer& indices) { return check_all_indices(g, node.inputs[1], indices, extent); };
+  indexing.position = [&](const ir::Buffer& indices, const std::vector<Expr>& out) {
     std::vector<Expr> in = slice_of(out, 0, axis);
     in.push_back(wrap_index(element(indices, slice_of(out, axis, axis + q)), extent));
     std::vector<Expr> rest = slice_of(out, axis + q, out.size());
     in.insert(in.end(), rest.begin(), rest.end());
     return in;
-  });
-  return kb.finish(ir::seq({check, copy}));
+  };
+  return lower_indexed_copy(kb, g.tensor(node.outputs[0]).shape, indexing);
 }
+
+AOTC_REGISTER_OP("Gather", kernel_op(infer_gather, lower_gather).with({Role::kAnchor}));
 
 // ---------------------------------------------------------------- GatherElements
 
@@ -75,24 +81,11 @@ void infer_gather_elements(Graph& g, Node& node) {
   set_output(g, node, 0, data.dtype, indices.shape);
 }
 
-LoweredOp lower_gather_elements(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
-  const Tensor& data_tensor = g.tensor(node.inputs[0]);
-  size_t axis = elements_axis(node, data_tensor, g.tensor(node.inputs[1]));
-  int64_t extent = data_tensor.shape[axis];
-  ir::Buffer data = kb.input(0, "data");
-  ir::Buffer indices = kb.input(1, "indices");
-  ir::Buffer y = kb.output(0, "Y");
-  ir::Stmt check = check_all_indices(g, node.inputs[1], indices, extent);
-  ir::Stmt copy = gather_elements(kb, data, g.tensor(node.outputs[0]).shape, y, [&](const std::vector<Expr>& out) {
-    std::vector<Expr> in = out;
-    in[axis] = wrap_index(ir::load(indices, out), extent);
-    return in;
-  });
-  return kb.finish(ir::seq({check, copy}));
+LoweredOp lower_gather_elements(const Graph& g, const Node& node, KernelBuilder& kb) {
+  return lower_indexed_copy(kb, g.tensor(node.outputs[0]).shape, elements_indexing(g, node));
 }
+
+AOTC_REGISTER_OP("GatherElements", kernel_op(infer_gather_elements, lower_gather_elements).with({Role::kAnchor}));
 
 // ---------------------------------------------------------------- GatherND
 
@@ -138,34 +131,19 @@ void infer_gather_nd(Graph& g, Node& node) {
   set_output(g, node, 0, g.tensor(node.inputs[0]).dtype, plan.output_shape);
 }
 
-LoweredOp lower_gather_nd(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_gather_nd(const Graph& g, const Node& node, KernelBuilder& kb) {
   GatherNdPlan plan = plan_gather_nd(g, node);
-  KernelBuilder kb(ctx);
-  size_t q = g.tensor(node.inputs[1]).shape.size();
-  ir::Buffer data = kb.input(0, "data");
-  ir::Buffer indices = kb.input(1, "indices");
-  ir::Buffer y = kb.output(0, "Y");
-  ir::Stmt check = check_nd_indices(g, node.inputs[1], indices, plan.extents);
-  ir::Stmt copy = gather_elements(kb, data, plan.output_shape, y, [&](const std::vector<Expr>& out) {
-    std::vector<Expr> row = slice_of(out, 0, q - 1);
-    std::vector<Expr> in = slice_of(out, 0, plan.batch_dims);
-    for (size_t j = 0; j < plan.k; ++j) in.push_back(wrap_index(nd_index(indices, row, j), plan.extents[j]));
-    std::vector<Expr> tail = slice_of(out, q - 1, out.size());
-    in.insert(in.end(), tail.begin(), tail.end());
-    return in;
-  });
-  return kb.finish(ir::seq({check, copy}));
+  return lower_indexed_copy(kb, plan.output_shape, nd_indexing(g, node, plan.batch_dims, plan.extents));
 }
+
+AOTC_REGISTER_OP("GatherND", kernel_op(infer_gather_nd, lower_gather_nd).with({Role::kAnchor}));
 
 // ---------------------------------------------------------------- Compress
 
 // The positions along the axis (or in the flattened input, without an axis) where the
 // constant condition holds; positions past the condition's end are dropped.
 struct CompressPlan {
-  bool flatten;
-  size_t axis;
+  std::optional<size_t> axis;  // none: the input flattened
   std::vector<int64_t> kept;
 };
 
@@ -175,11 +153,11 @@ CompressPlan plan_compress(const Graph& g, const Node& node) {
   if (!condition.is_constant())
     node_error(node, "the condition must be a compile-time constant (it decides the output's shape)");
   if (condition.shape.size() != 1) node_error(node, "the condition must be 1-D, got " + shape_str(condition.shape));
-  CompressPlan plan{!node.has_attr("axis"), 0, {}};
+  CompressPlan plan;
   int64_t extent = x.num_elements();
-  if (!plan.flatten) {
+  if (node.has_attr("axis")) {
     plan.axis = static_cast<size_t>(normalize_axis(node, node.attr_int("axis", 0), static_cast<int64_t>(x.shape.size())));
-    extent = x.shape[plan.axis];
+    extent = x.shape[*plan.axis];
   }
   for (int64_t i = 0; i < condition.num_elements(); ++i) {
     if (condition.element_as_double(i) == 0) continue;
@@ -192,9 +170,9 @@ CompressPlan plan_compress(const Graph& g, const Node& node) {
 }
 
 std::vector<int64_t> compress_shape(const Tensor& x, const CompressPlan& plan) {
-  if (plan.flatten) return {static_cast<int64_t>(plan.kept.size())};
+  if (!plan.axis) return {static_cast<int64_t>(plan.kept.size())};
   std::vector<int64_t> shape = x.shape;
-  shape[plan.axis] = static_cast<int64_t>(plan.kept.size());
+  shape[*plan.axis] = static_cast<int64_t>(plan.kept.size());
   return shape;
 }
 
@@ -205,33 +183,25 @@ void infer_compress(Graph& g, Node& node) {
 }
 
 // Reads through a constant table of the kept positions.
-LoweredOp lower_compress(const LowerContext& ctx) {
-  CompressPlan plan = plan_compress(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
-  const Tensor& x_tensor = ctx.graph.tensor(ctx.node.inputs[0]);
+LoweredOp lower_compress(const Graph& g, const Node& node, KernelBuilder& kb) {
+  CompressPlan plan = plan_compress(g, node);
+  const Tensor& x_tensor = g.tensor(node.inputs[0]);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   std::vector<double> kept(plan.kept.begin(), plan.kept.end());
   return kb.finish(ir::allocate_const("kept", DataType::Int(32), kept, [&](const ir::Buffer& table) {
     return gather_elements(kb, x, compress_shape(x_tensor, plan), y, [&](const std::vector<Expr>& out) {
-      if (!plan.flatten) {
+      if (plan.axis) {
         std::vector<Expr> in = out;
-        in[plan.axis] = ir::load(table, {out[plan.axis]});
+        in[*plan.axis] = ir::load(table, {out[*plan.axis]});
         return in;
       }
-      // The flat position, split back into the input's indices (row-major).
-      Expr flat = ir::load(table, {out[0]});
-      std::vector<Expr> in(x_tensor.shape.size());
-      int64_t inner = 1;
-      for (size_t d = x_tensor.shape.size(); d-- > 0;) {
-        Expr quotient = inner == 1 ? flat : flat / ir::make_int(inner);
-        in[d] = d == 0 ? quotient : quotient % ir::make_int(x_tensor.shape[d]);
-        inner *= x_tensor.shape[d];
-      }
-      return in;
+      return unflatten(ir::load(table, {out[0]}), x_tensor.shape);
     });
   }));
 }
+
+AOTC_REGISTER_OP("Compress", kernel_op(infer_compress, lower_compress).with({Role::kAnchor}));
 
 // ---------------------------------------------------------------- OneHot
 
@@ -291,9 +261,8 @@ Expr names_position(Expr v, Expr d, int64_t depth) {
   return ir::select(wide < ir::make_int(0, DataType::Int(64)), wide + depth_value, wide) == position;
 }
 
-LoweredOp lower_one_hot(const LowerContext& ctx) {
-  OneHotPlan plan = plan_one_hot(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_one_hot(const Graph& g, const Node& node, KernelBuilder& kb) {
+  OneHotPlan plan = plan_one_hot(g, node);
   ir::Buffer indices = kb.input(0, "indices");
   ir::Buffer values = kb.input(2, "values");
   ir::Buffer y = kb.output(0, "Y");
@@ -306,10 +275,6 @@ LoweredOp lower_one_hot(const LowerContext& ctx) {
   }));
 }
 
-AOTC_REGISTER_OP("Gather", kernel_op(infer_gather, lower_gather).with({Role::kAnchor}));
-AOTC_REGISTER_OP("GatherElements", kernel_op(infer_gather_elements, lower_gather_elements).with({Role::kAnchor}));
-AOTC_REGISTER_OP("GatherND", kernel_op(infer_gather_nd, lower_gather_nd).with({Role::kAnchor}));
-AOTC_REGISTER_OP("Compress", kernel_op(infer_compress, lower_compress).with({Role::kAnchor}));
 AOTC_REGISTER_OP("OneHot", kernel_op(infer_one_hot, lower_one_hot).with({Role::kAnchor}));
 
 }  // namespace

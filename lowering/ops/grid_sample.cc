@@ -133,9 +133,8 @@ class Axis {
   double lo_, hi_;
 };
 
-LoweredOp lower_grid_sample(const LowerContext& ctx) {
-  GridSamplePlan plan = plan_grid_sample(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_grid_sample(const Graph& g, const Node& node, KernelBuilder& kb) {
+  GridSamplePlan plan = plan_grid_sample(g, node);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer grid = kb.input(1, "Grid");
   ir::Buffer y = kb.output(0, "Y");

@@ -1,6 +1,7 @@
 #include "lowering/ops/kernel_builder.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace aotc {
 
@@ -28,6 +29,13 @@ ir::Buffer KernelBuilder::input(size_t index, const std::string& param_name) {
 
 ir::Buffer KernelBuilder::output(size_t index, const std::string& param_name) {
   return tensor_param(node_.outputs.at(index), param_name);
+}
+
+OpDef kernel_op(InferFn infer, BuilderLowerFn lower) {
+  return kernel_op(std::move(infer), LowerFn([lower = std::move(lower)](const LowerContext& ctx) {
+    KernelBuilder kb(ctx);
+    return lower(ctx.graph, ctx.node, kb);
+  }));
 }
 
 ir::Expr broadcast_load(const ir::Buffer& buffer, const std::vector<ir::Expr>& out_index) {

@@ -7,6 +7,8 @@
 // intermediate tensors to memory.
 #pragma once
 
+#include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -61,6 +63,12 @@ class KernelBuilder {
   std::vector<TensorId> epilogue_operands_;
 };
 
+// A lowering written against what nearly every lowering takes out of its LowerContext
+// first: the graph, the node, and a KernelBuilder for the node's kernel.
+using BuilderLowerFn = std::function<LoweredOp(const Graph& g, const Node& node, KernelBuilder& kb)>;
+// An operator with a kernel (kernel_op, op_registry.h) lowered by such a function.
+OpDef kernel_op(InferFn infer, BuilderLowerFn lower);
+
 // Loads `buffer` at `out_index` (an index into a larger output shape) with numpy
 // broadcasting: trailing dimensions align, size-1 dimensions read index 0.
 ir::Expr broadcast_load(const ir::Buffer& buffer, const std::vector<ir::Expr>& out_index);
@@ -69,5 +77,16 @@ ir::Expr broadcast_load(const ir::Buffer& buffer, const std::vector<ir::Expr>& o
 // (lowering/ops/elementwise.cc), and the same form fused behind an anchor. Roles: anchor,
 // epilogue, in-place.
 OpDef elementwise_op(InferFn infer, ScalarFn scalar);
+
+// Registers one definition under several names: a family of operators whose shape function
+// and kernel tell the members apart by node.op (ReduceSum, ReduceMax...), written once:
+//   AOTC_REGISTER_OPS(kernel_op(infer_reduce, lower_reduce), "ReduceSum", "ReduceMax");
+struct OpFamilyRegistrar {
+  OpFamilyRegistrar(const OpDef& def, std::initializer_list<const char*> ops) {
+    for (const char* op : ops) register_op(op, def);
+  }
+};
+#define AOTC_REGISTER_OPS(def, ...) \
+  static ::aotc::OpFamilyRegistrar AOTC_CONCAT(aotc_op_family_registrar_, __COUNTER__)(def, {__VA_ARGS__})
 
 }  // namespace aotc

@@ -31,11 +31,10 @@ void infer_det(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, std::vector<int64_t>(x.shape.begin(), x.shape.end() - 2));
 }
 
-LoweredOp lower_det(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
+LoweredOp lower_det(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
-  const Tensor& x_tensor = ctx.graph.tensor(ctx.node.inputs[0]);
+  const Tensor& x_tensor = g.tensor(node.inputs[0]);
   DataType t = x->dtype;
   size_t rank = x_tensor.shape.size();
   int64_t m = x_tensor.shape[rank - 1];

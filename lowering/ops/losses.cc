@@ -111,10 +111,7 @@ ir::Stmt with_log_softmax(const AxisSplit& split, const ir::Buffer& x, const Ind
   });
 }
 
-LoweredOp lower_loss(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_loss(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer labels = kb.input(1, "labels");
   ir::Buffer weights = node.input(2) != kNoTensor ? kb.input(2, "weights") : ir::Buffer();

@@ -52,12 +52,11 @@ void infer_lp_norm(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, x.shape);
 }
 
-LoweredOp lower_lp_norm(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
+LoweredOp lower_lp_norm(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
-  AxisSplit split(x->shape, lp_axis(ctx.graph, ctx.node));
-  bool l1 = lp_order(ctx.node) == 1;
+  AxisSplit split(x->shape, lp_axis(g, node));
+  bool l1 = lp_order(node) == 1;
   ir::Stmt body = split.for_each_group([&](const Index& kept) {
     return with_accumulator("norm", ir::make_zero(x->dtype), [&](const Accumulator& norm) {
       ir::Stmt sum = split.for_each_element(kept, [&](const Index& index) {
@@ -91,9 +90,7 @@ void infer_lrn(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, x.shape);
 }
 
-LoweredOp lower_lrn(const LowerContext& ctx) {
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_lrn(const Graph&, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   DataType t = x->dtype;

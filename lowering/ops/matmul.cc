@@ -113,11 +113,8 @@ void infer_gemm(Graph& g, Node& node) {
   set_output(g, node, 0, g.tensor(node.inputs[0]).dtype, {s.m, s.n});
 }
 
-LoweredOp lower_gemm(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_gemm(const Graph& g, const Node& node, KernelBuilder& kb) {
   GemmShape s = gemm_shape(g, node);
-  KernelBuilder kb(ctx);
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");
   ir::Buffer c = node.input(2) != kNoTensor ? kb.input(2, "C") : nullptr;
@@ -154,11 +151,8 @@ void infer_matmul(Graph& g, Node& node) {
   set_output(g, node, 0, g.tensor(node.inputs[0]).dtype, s.output);
 }
 
-LoweredOp lower_matmul(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_matmul(const Graph& g, const Node& node, KernelBuilder& kb) {
   MatMulShape s = typed_matmul_shape(g, node);
-  KernelBuilder kb(ctx);
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");
   ir::Buffer y = kb.output(0, "Y");

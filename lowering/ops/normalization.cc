@@ -78,9 +78,7 @@ void infer_batch_norm(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, x.shape);
 }
 
-LoweredOp lower_batch_norm(const LowerContext& ctx) {
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_batch_norm(const Graph&, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer scale = kb.input(1, "scale");
   ir::Buffer bias = kb.input(2, "B");
@@ -265,10 +263,7 @@ void infer_layer_norm(Graph& g, Node& node) {
   if (node.outputs.size() > 3) node_error(node, "LayerNormalization has at most 3 outputs");
 }
 
-LoweredOp lower_layer_norm(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_layer_norm(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer scale = kb.input(1, "Scale");
   ir::Buffer bias = node.input(2) != kNoTensor ? kb.input(2, "B") : ir::Buffer();
@@ -304,15 +299,14 @@ void infer_instance_norm(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, x.shape);
 }
 
-LoweredOp lower_instance_norm(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
+LoweredOp lower_instance_norm(const Graph&, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer scale = kb.input(1, "scale");
   ir::Buffer bias = kb.input(2, "B");
   ir::Buffer y = kb.output(0, "Y");
   Standardization s{AxisSplit(x->shape, spatial_axes(x->shape.size()))};
   s.compute = x->dtype;
-  s.epsilon = ctx.node.attr_float("epsilon", 1e-5);
+  s.epsilon = node.attr_float("epsilon", 1e-5);
   auto per_channel = [](const ir::Buffer& b) { return [b](const Index& index) { return ir::load(b, {index[1]}); }; };
   return kb.finish(standardize(s, x, affine_write(kb, y, per_channel(scale), per_channel(bias)), nullptr));
 }
@@ -342,14 +336,12 @@ void infer_group_norm(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, x.shape);
 }
 
-LoweredOp lower_group_norm(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  KernelBuilder kb(ctx);
+LoweredOp lower_group_norm(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer scale = kb.input(1, "scale");
   ir::Buffer bias = kb.input(2, "bias");
   ir::Buffer y = kb.output(0, "Y");
-  int64_t groups = group_count(g, ctx.node);
+  int64_t groups = group_count(g, node);
   int64_t per_group = x->shape[1] / groups;
   // The view [N, groups, channels per group, spatial...].
   std::vector<int64_t> view = {x->shape[0], groups, per_group};
@@ -361,8 +353,8 @@ LoweredOp lower_group_norm(const LowerContext& ctx) {
     return index;
   };
   bool per_channel = per_channel_affine(g);
-  s.compute = per_channel ? stash_type(ctx.node) : x->dtype;
-  s.epsilon = ctx.node.attr_float("epsilon", 1e-5);
+  s.compute = per_channel ? stash_type(node) : x->dtype;
+  s.epsilon = node.attr_float("epsilon", 1e-5);
   // The affine map sees X's index: the channel is index[1], its group index[1] / per_group.
   auto load = [per_channel, per_group](const ir::Buffer& b) {
     return [b, per_channel, per_group](const Index& index) {
@@ -392,11 +384,10 @@ void infer_mvn(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, x.shape);
 }
 
-LoweredOp lower_mvn(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
+LoweredOp lower_mvn(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
-  Standardization s{AxisSplit(x->shape, mvn_axes(ctx.graph, ctx.node))};
+  Standardization s{AxisSplit(x->shape, mvn_axes(g, node))};
   s.compute = x->dtype;
   s.epsilon = 1e-9;  // the constant of ONNX's function body
   s.epsilon_after_root = true;
@@ -407,8 +398,8 @@ LoweredOp lower_mvn(const LowerContext& ctx) {
 }
 
 AOTC_REGISTER_OP("BatchNormalization", kernel_op(infer_batch_norm, lower_batch_norm).with({Role::kAnchor}));
-AOTC_REGISTER_OP("LayerNormalization", kernel_op(infer_layer_norm, lower_layer_norm).with({Role::kAnchor}));
-AOTC_REGISTER_OP("RMSNormalization", kernel_op(infer_layer_norm, lower_layer_norm).with({Role::kAnchor}));
+AOTC_REGISTER_OPS(kernel_op(infer_layer_norm, lower_layer_norm).with({Role::kAnchor}), "LayerNormalization",
+                  "RMSNormalization");
 AOTC_REGISTER_OP("InstanceNormalization", kernel_op(infer_instance_norm, lower_instance_norm).with({Role::kAnchor}));
 AOTC_REGISTER_OP("GroupNormalization", kernel_op(infer_group_norm, lower_group_norm).with({Role::kAnchor}));
 AOTC_REGISTER_OP("MeanVarianceNormalization", kernel_op(infer_mvn, lower_mvn).with({Role::kAnchor}));

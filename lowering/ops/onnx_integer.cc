@@ -116,11 +116,8 @@ void infer_matmul_integer(Graph& g, Node& node) {
   set_output(g, node, 0, DataType::Int(32), s.output);
 }
 
-LoweredOp lower_matmul_integer(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_matmul_integer(const Graph& g, const Node& node, KernelBuilder& kb) {
   MatMulShape s = integer_matmul_shape(g, node);
-  KernelBuilder kb(ctx);
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");
   DataType acc_type = sum_type(s.k);
@@ -193,11 +190,8 @@ class IntegerConvArithmetic : public ConvArithmetic {
   std::function<Expr(const Expr&)> w_zero_point_;
 };
 
-LoweredOp lower_conv_integer(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_conv_integer(const Graph& g, const Node& node, KernelBuilder& kb) {
   ConvGeometry geo = integer_conv_geometry(g, node);
-  KernelBuilder kb(ctx);
   ConvOperands ops;
   ops.input = kb.input(0, "x");
   ops.filter = kb.input(1, "w");
@@ -238,10 +232,7 @@ Expr round_and_saturate(const Expr& v, const Expr& offset) {
   return ir::min(ir::max(lo, ir::call("nearbyintf", {v}, DataType::Float32()) + offset), hi);
 }
 
-LoweredOp lower_dynamic_quantize_linear(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_dynamic_quantize_linear(const Graph& g, const Node& node, KernelBuilder& kb) {
   const Tensor& x_tensor = g.tensor(node.inputs[0]);
   std::vector<int64_t> shape = x_tensor.shape.empty() ? std::vector<int64_t>{1} : x_tensor.shape;
   ir::Buffer x = kb.input(0, "x");

@@ -158,11 +158,8 @@ void infer_dequantize_linear(Graph& g, Node& node) {
 // The elementwise kernel of QuantizeLinear and DequantizeLinear: y[i] = element(x[i], c),
 // `c` being i's index along the quantization axis (0 when per tensor), inside the tables
 // of `constants`.
-LoweredOp lower_linear_conversion(const LowerContext& ctx, ChannelConstants& constants,
+LoweredOp lower_linear_conversion(const Graph& g, const Node& node, KernelBuilder& kb, ChannelConstants& constants,
                                   const std::function<Expr(const Expr& x, const Expr& channel)>& element) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
   const Tensor& x = g.tensor(node.inputs[0]);
   int64_t axis = quantization_axis(g, node, x);
   std::vector<int64_t> shape = x.shape.empty() ? std::vector<int64_t>{1} : x.shape;
@@ -183,16 +180,14 @@ std::vector<double> as_doubles(const std::vector<int32_t>& v) { return std::vect
 // y = saturate(round_half_even(x / scale) + zero_point), the division in float32 as ONNX
 // defines it. Rounding and clamping happen in float, so that values beyond the int32
 // range saturate instead of overflowing the conversion to an integer.
-LoweredOp lower_quantize_linear(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_quantize_linear(const Graph& g, const Node& node, KernelBuilder& kb) {
   DataType out_type = g.tensor(node.outputs[0]).dtype;
   QuantParams q = read_quant_params(g, node, 1, 2, out_type);
   IntRange range = type_range(out_type);
   ChannelConstants constants;
   auto scale = constants.add("scale", DataType::Float32(), as_doubles(q.scales));
   auto zero_point = constants.add("zero_point", DataType::Float32(), as_doubles(q.zero_points));
-  return lower_linear_conversion(ctx, constants, [&](const Expr& x, const Expr& c) {
+  return lower_linear_conversion(g, node, kb, constants, [&](const Expr& x, const Expr& c) {
     Expr rounded =
         ir::call("nearbyintf", {x / constants.at(scale, c)}, DataType::Float32()) + constants.at(zero_point, c);
     // max(min, NaN) is min (see ir::max), so NaN saturates to the type's minimum instead of
@@ -204,15 +199,13 @@ LoweredOp lower_quantize_linear(const LowerContext& ctx) {
 }
 
 // y = (x - zero_point) * scale, the difference exact in int32, the product in float32.
-LoweredOp lower_dequantize_linear(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_dequantize_linear(const Graph& g, const Node& node, KernelBuilder& kb) {
   QuantParams q = read_quant_params(g, node, 1, 2, g.tensor(node.inputs[0]).dtype);
   bool no_zero_point = std::all_of(q.zero_points.begin(), q.zero_points.end(), [](int32_t z) { return z == 0; });
   ChannelConstants constants;
   auto scale = constants.add("scale", DataType::Float32(), as_doubles(q.scales));
   auto zero_point = constants.add("zero_point", DataType::Int(32), as_doubles(q.zero_points));
-  return lower_linear_conversion(ctx, constants, [&](const Expr& x, const Expr& c) {
+  return lower_linear_conversion(g, node, kb, constants, [&](const Expr& x, const Expr& c) {
     Expr widened = ir::cast(DataType::Int(32), x);
     Expr centered = no_zero_point ? widened : widened - constants.at(zero_point, c);
     return ir::cast(DataType::Float32(), centered) * constants.at(scale, c);
@@ -371,12 +364,9 @@ class QLinearConvArithmetic : public ConvArithmetic {
   ChannelConstants::Handle x_zero_point_ = 0, w_zero_point_ = 0;
 };
 
-LoweredOp lower_qlinear_conv(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
   ConvGeometry geo = qconv_geometry(g, node);
   QConvParams p = qconv_params(g, node, geo.out_channels);
-  KernelBuilder kb(ctx);
   ConvOperands ops;
   ops.input = kb.input(0, "x");
   ops.filter = kb.input(3, "w");
@@ -445,12 +435,9 @@ void infer_qlinear_matmul(Graph& g, Node& node) {
   set_output(g, node, 0, p.y.type, s.output);
 }
 
-LoweredOp lower_qlinear_matmul(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_qlinear_matmul(const Graph& g, const Node& node, KernelBuilder& kb) {
   QMatMulShape s = qmatmul_shape(g, node);
   QMatMulParams p = qmatmul_params(g, node, s);
-  KernelBuilder kb(ctx);
   ir::Buffer a = kb.input(0, "a");
   ir::Buffer b = kb.input(3, "b");
   ir::Buffer bias = optional_bias(g, node, kb, 8, s.n);
@@ -519,11 +506,8 @@ void infer_qlinear_add(Graph& g, Node& node) {
   set_output(g, node, 0, p.y.type, shape);
 }
 
-LoweredOp lower_qlinear_add(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_qlinear_add(const Graph& g, const Node& node, KernelBuilder& kb) {
   QAddParams p = qadd_params(g, node);
-  KernelBuilder kb(ctx);
   const Tensor& out = g.tensor(node.outputs[0]);
   std::vector<int64_t> shape = out.shape.empty() ? std::vector<int64_t>{1} : out.shape;
   CommonShiftMultipliers factors =

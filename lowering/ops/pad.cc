@@ -198,13 +198,10 @@ ir::Stmt gather(KernelBuilder& kb, const PadPlan& plan, const ir::Buffer& x, con
   });
 }
 
-LoweredOp lower_pad(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_pad(const Graph& g, const Node& node, KernelBuilder& kb) {
   PadPlan plan = plan_pad(g, node);
   // A scalar is stored as a one-element array: treat it as one unpadded axis.
   if (plan.axes.empty()) plan.axes.push_back(AxisPadding{0, 0, 0, 1});
-  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   if (y->num_elements() == 0) return kb.finish(ir::seq({}));
@@ -256,9 +253,8 @@ void infer_center_crop_pad(Graph& g, Node& node) {
   set_output(g, node, 0, g.tensor(node.inputs[0]).dtype, shape);
 }
 
-LoweredOp lower_center_crop_pad(const LowerContext& ctx) {
-  PadPlan plan = plan_center_crop_pad(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_center_crop_pad(const Graph& g, const Node& node, KernelBuilder& kb) {
+  PadPlan plan = plan_center_crop_pad(g, node);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   return kb.finish(fill_then_copy(kb, plan, x, y, ir::make_zero(x->dtype)));

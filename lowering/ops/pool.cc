@@ -54,11 +54,8 @@ const std::vector<DataType> kFloatTypes = {DataType::Float32(), DataType::Float6
 
 DataType input_type(const Graph& g, const Node& node) { return g.tensor(node.inputs[0]).dtype; }
 
-LoweredOp lower_pool(const LowerContext& ctx,
-                     const std::vector<WindowAxis>& axes, const PoolReduction& reduction) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_pool(const Graph& g, const Node& node, KernelBuilder& kb, const std::vector<WindowAxis>& axes,
+                     const PoolReduction& reduction) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   const std::vector<int64_t>& x_shape = g.tensor(node.inputs[0]).shape;
@@ -101,6 +98,12 @@ std::vector<WindowAxis> global_window(const Graph& g, const Node& node) {
     axes.push_back(axis);
   }
   return axes;
+}
+
+// The window of MaxPool, AveragePool and LpPool, or of their Global forms.
+bool is_global(const Node& node) { return node.op.rfind("Global", 0) == 0; }
+std::vector<WindowAxis> window_of(const Graph& g, const Node& node) {
+  return is_global(node) ? global_window(g, node) : pool_window(g, node);
 }
 
 void set_pool_output(Graph& g, const Node& node, const std::vector<WindowAxis>& axes) {
@@ -165,11 +168,9 @@ Expr flat_input_index(const std::vector<WindowAxis>& axes, const Expr& plane, co
 
 // MaxPool that also writes Indices: a value and an index accumulator, the index taken
 // from the first tap and then from every strictly larger one.
-LoweredOp lower_max_pool_with_indices(const LowerContext& ctx, const std::vector<WindowAxis>& axes) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_max_pool_with_indices(const Graph& g, const Node& node, KernelBuilder& kb,
+                                      const std::vector<WindowAxis>& axes) {
   bool column_major = storage_order(node) == 1;
-  KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   ir::Buffer indices = kb.output(1, "Indices");
@@ -197,19 +198,16 @@ LoweredOp lower_max_pool_with_indices(const LowerContext& ctx, const std::vector
   return kb.finish(body);
 }
 
-LoweredOp lower_max_pool(const LowerContext& ctx) {
-  std::vector<WindowAxis> axes = pool_window(ctx.graph, ctx.node);
-  if (indices_wanted(ctx.graph, ctx.node)) return lower_max_pool_with_indices(ctx, axes);
-  return lower_pool(ctx, axes, maximum(input_type(ctx.graph, ctx.node)));
-}
-
 void infer_global_max_pool(Graph& g, Node& node) {
   require_pool_input(g, node, kFloatTypes);
   set_pool_output(g, node, global_window(g, node));
 }
 
-LoweredOp lower_global_max_pool(const LowerContext& ctx) {
-  return lower_pool(ctx, global_window(ctx.graph, ctx.node), maximum(input_type(ctx.graph, ctx.node)));
+// MaxPool and GlobalMaxPool (which has no Indices output).
+LoweredOp lower_max_pool(const Graph& g, const Node& node, KernelBuilder& kb) {
+  std::vector<WindowAxis> axes = window_of(g, node);
+  if (!is_global(node) && indices_wanted(g, node)) return lower_max_pool_with_indices(g, node, kb, axes);
+  return lower_pool(g, node, kb, axes, maximum(input_type(g, node)));
 }
 
 // ---------------------------------------------------------------- AveragePool, GlobalAveragePool
@@ -225,7 +223,11 @@ Expr counted_taps(const WindowAxis& axis, const Expr& o, bool count_include_pad)
   return range.end - range.first;
 }
 
+// The window and count_include_pad of AveragePool; GlobalAveragePool's whole window has
+// no padding.
 std::vector<WindowAxis> average_pool_window(const Graph& g, const Node& node, bool* count_include_pad) {
+  *count_include_pad = false;
+  if (is_global(node)) return global_window(g, node);
   int64_t include = node.attr_int("count_include_pad", 0);
   if (include != 0 && include != 1) node_error(node, "count_include_pad must be 0 or 1");
   *count_include_pad = include == 1;
@@ -250,20 +252,10 @@ PoolReduction average(DataType t, const std::vector<WindowAxis>& axes, bool coun
   return sum;
 }
 
-LoweredOp lower_average_pool(const LowerContext& ctx) {
+LoweredOp lower_average_pool(const Graph& g, const Node& node, KernelBuilder& kb) {
   bool count_include_pad = false;
-  std::vector<WindowAxis> axes = average_pool_window(ctx.graph, ctx.node, &count_include_pad);
-  return lower_pool(ctx, axes, average(input_type(ctx.graph, ctx.node), axes, count_include_pad));
-}
-
-void infer_global_average_pool(Graph& g, Node& node) {
-  require_pool_input(g, node, kFloatTypes);
-  set_pool_output(g, node, global_window(g, node));
-}
-
-LoweredOp lower_global_average_pool(const LowerContext& ctx) {
-  std::vector<WindowAxis> axes = global_window(ctx.graph, ctx.node);
-  return lower_pool(ctx, axes, average(input_type(ctx.graph, ctx.node), axes, false));
+  std::vector<WindowAxis> axes = average_pool_window(g, node, &count_include_pad);
+  return lower_pool(g, node, kb, axes, average(input_type(g, node), axes, count_include_pad));
 }
 
 // ---------------------------------------------------------------- LpPool, GlobalLpPool
@@ -299,29 +291,18 @@ PoolReduction lp_norm(int64_t p) {
 void infer_lp_pool(Graph& g, Node& node) {
   require_pool_input(g, node, {DataType::Float32()});
   lp_order(node);
-  set_pool_output(g, node, pool_window(g, node));
+  set_pool_output(g, node, window_of(g, node));
 }
 
-LoweredOp lower_lp_pool(const LowerContext& ctx) {
-  return lower_pool(ctx, pool_window(ctx.graph, ctx.node), lp_norm(lp_order(ctx.node)));
-}
-
-void infer_global_lp_pool(Graph& g, Node& node) {
-  require_pool_input(g, node, {DataType::Float32()});
-  lp_order(node);
-  set_pool_output(g, node, global_window(g, node));
-}
-
-LoweredOp lower_global_lp_pool(const LowerContext& ctx) {
-  return lower_pool(ctx, global_window(ctx.graph, ctx.node), lp_norm(lp_order(ctx.node)));
+LoweredOp lower_lp_pool(const Graph& g, const Node& node, KernelBuilder& kb) {
+  return lower_pool(g, node, kb, window_of(g, node), lp_norm(lp_order(node)));
 }
 
 AOTC_REGISTER_OP("MaxPool", kernel_op(infer_max_pool, lower_max_pool).with({Role::kAnchor}));
-AOTC_REGISTER_OP("GlobalMaxPool", kernel_op(infer_global_max_pool, lower_global_max_pool).with({Role::kAnchor}));
-AOTC_REGISTER_OP("AveragePool", kernel_op(infer_average_pool, lower_average_pool).with({Role::kAnchor}));
-AOTC_REGISTER_OP("GlobalAveragePool", kernel_op(infer_global_average_pool, lower_global_average_pool).with({Role::kAnchor}));
-AOTC_REGISTER_OP("LpPool", kernel_op(infer_lp_pool, lower_lp_pool).with({Role::kAnchor}));
-AOTC_REGISTER_OP("GlobalLpPool", kernel_op(infer_global_lp_pool, lower_global_lp_pool).with({Role::kAnchor}));
+AOTC_REGISTER_OP("GlobalMaxPool", kernel_op(infer_global_max_pool, lower_max_pool).with({Role::kAnchor}));
+AOTC_REGISTER_OPS(kernel_op(infer_average_pool, lower_average_pool).with({Role::kAnchor}), "AveragePool",
+                  "GlobalAveragePool");
+AOTC_REGISTER_OPS(kernel_op(infer_lp_pool, lower_lp_pool).with({Role::kAnchor}), "LpPool", "GlobalLpPool");
 
 }  // namespace
 }  // namespace aotc

@@ -43,17 +43,13 @@ void infer_transpose(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, shape);
 }
 
-LoweredOp lower_transpose(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  const Tensor& y_tensor = ctx.graph.tensor(ctx.node.outputs[0]);
-  std::vector<int64_t> perm = transpose_perm(ctx.node, y_tensor.shape.size());
-  ir::Buffer x = kb.input(0, "X");
-  ir::Buffer y = kb.output(0, "Y");
-  return kb.finish(gather_elements(kb, x, y_tensor.shape, y, [&](const std::vector<Expr>& out) {
+LoweredOp lower_transpose(const Graph& g, const Node& node, KernelBuilder& kb) {
+  std::vector<int64_t> perm = transpose_perm(node, g.tensor(node.outputs[0]).shape.size());
+  return lower_rearrangement(kb, [&](const std::vector<Expr>& out) {
     std::vector<Expr> in(perm.size());
     for (size_t i = 0; i < perm.size(); ++i) in[static_cast<size_t>(perm[i])] = out[i];
     return in;
-  }));
+  });
 }
 
 // ---------------------------------------------------------------- Concat
@@ -83,12 +79,10 @@ void infer_concat(Graph& g, Node& node) {
 }
 
 // One loop nest per input, each copying into its slice of the output along the axis.
-LoweredOp lower_concat(const LowerContext& ctx) {
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_concat(const Graph& g, const Node& node, KernelBuilder& kb) {
   std::vector<ir::Buffer> inputs;
   for (size_t i = 0; i < node.inputs.size(); ++i)  // an empty input (a constant) is not a parameter
-    if (ctx.graph.tensor(node.inputs[i]).num_elements() != 0) inputs.push_back(kb.input(i, "X" + std::to_string(i)));
+    if (g.tensor(node.inputs[i]).num_elements() != 0) inputs.push_back(kb.input(i, "X" + std::to_string(i)));
   ir::Buffer y = kb.output(0, "Y");
   size_t axis = static_cast<size_t>(normalize_axis(node, node.attr_int("axis", 0), static_cast<int64_t>(y->shape.size())));
   std::vector<ir::Stmt> copies;
@@ -119,18 +113,14 @@ void infer_expand(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, shape);
 }
 
-LoweredOp lower_expand(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  const Tensor& y_tensor = ctx.graph.tensor(ctx.node.outputs[0]);
-  const Tensor& x_tensor = ctx.graph.tensor(ctx.node.inputs[0]);
-  ir::Buffer x = kb.input(0, "X");
-  ir::Buffer y = kb.output(0, "Y");
-  size_t lead = y_tensor.shape.size() - x_tensor.shape.size();
-  return kb.finish(gather_elements(kb, x, y_tensor.shape, y, [&](const std::vector<Expr>& out) {
+LoweredOp lower_expand(const Graph& g, const Node& node, KernelBuilder& kb) {
+  const std::vector<int64_t>& x_shape = g.tensor(node.inputs[0]).shape;
+  size_t lead = g.tensor(node.outputs[0]).shape.size() - x_shape.size();
+  return lower_rearrangement(kb, [&](const std::vector<Expr>& out) {
     std::vector<Expr> in;
-    for (size_t d = 0; d < x_tensor.shape.size(); ++d) in.push_back(x_tensor.shape[d] == 1 ? Expr(0) : out[lead + d]);
+    for (size_t d = 0; d < x_shape.size(); ++d) in.push_back(x_shape[d] == 1 ? Expr(0) : out[lead + d]);
     return in;
-  }));
+  });
 }
 
 // ---------------------------------------------------------------- Tile
@@ -155,20 +145,17 @@ void infer_tile(Graph& g, Node& node) {
   set_output(g, node, 0, x.dtype, shape);
 }
 
-LoweredOp lower_tile(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  const Tensor& x_tensor = ctx.graph.tensor(ctx.node.inputs[0]);
-  const Tensor& y_tensor = ctx.graph.tensor(ctx.node.outputs[0]);
-  ir::Buffer x = kb.input(0, "X");
-  ir::Buffer y = kb.output(0, "Y");
-  return kb.finish(gather_elements(kb, x, y_tensor.shape, y, [&](const std::vector<Expr>& out) {
+LoweredOp lower_tile(const Graph& g, const Node& node, KernelBuilder& kb) {
+  const std::vector<int64_t>& x_shape = g.tensor(node.inputs[0]).shape;
+  const std::vector<int64_t>& y_shape = g.tensor(node.outputs[0]).shape;
+  return lower_rearrangement(kb, [&](const std::vector<Expr>& out) {
     std::vector<Expr> in;
     for (size_t d = 0; d < out.size(); ++d) {
-      int64_t n = x_tensor.shape[d];
-      in.push_back(n == y_tensor.shape[d] ? out[d] : n == 1 ? Expr(0) : out[d] % ir::make_int(n));
+      int64_t n = x_shape[d];
+      in.push_back(n == y_shape[d] ? out[d] : n == 1 ? Expr(0) : out[d] % ir::make_int(n));
     }
     return in;
-  }));
+  });
 }
 
 // ---------------------------------------------------------------- DepthToSpace, SpaceToDepth
@@ -205,20 +192,16 @@ void infer_depth_to_space(Graph& g, Node& node) {
 
 // Output pixel (h b + i, w b + j) of channel c comes from input channel
 //   DCR (depth, column, row): (i b + j) C' + c;   CRD: c b^2 + i b + j,   C' = C / b^2.
-LoweredOp lower_depth_to_space(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  const Tensor& y_tensor = ctx.graph.tensor(ctx.node.outputs[0]);
-  int64_t b = block_size(ctx.node);
-  bool dcr = depth_to_space_mode(ctx.node) == "DCR";
-  int64_t out_channels = y_tensor.shape[1];
-  ir::Buffer x = kb.input(0, "X");
-  ir::Buffer y = kb.output(0, "Y");
+LoweredOp lower_depth_to_space(const Graph& g, const Node& node, KernelBuilder& kb) {
+  int64_t b = block_size(node);
+  bool dcr = depth_to_space_mode(node) == "DCR";
+  int64_t out_channels = g.tensor(node.outputs[0]).shape[1];
   Expr block = ir::make_int(b);
-  return kb.finish(gather_elements(kb, x, y_tensor.shape, y, [&](const std::vector<Expr>& out) {
+  return lower_rearrangement(kb, [&](const std::vector<Expr>& out) {
     Expr i = out[2] % block, j = out[3] % block;
     Expr channel = dcr ? (i * block + j) * ir::make_int(out_channels) + out[1] : out[1] * ir::make_int(b * b) + i * block + j;
     return std::vector<Expr>{out[0], channel, out[2] / block, out[3] / block};
-  }));
+  });
 }
 
 // [N, C, H, W] -> [N, C b^2, H / b, W / b], the inverse of DepthToSpace in DCR mode.
@@ -232,19 +215,14 @@ void infer_space_to_depth(Graph& g, Node& node) {
 }
 
 // Output channel (i b + j) C + c at (h, w) is input channel c at (h b + i, w b + j).
-LoweredOp lower_space_to_depth(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  const Tensor& x_tensor = ctx.graph.tensor(ctx.node.inputs[0]);
-  const Tensor& y_tensor = ctx.graph.tensor(ctx.node.outputs[0]);
-  int64_t b = block_size(ctx.node);
-  Expr channels = ir::make_int(x_tensor.shape[1]);
+LoweredOp lower_space_to_depth(const Graph& g, const Node& node, KernelBuilder& kb) {
+  int64_t b = block_size(node);
+  Expr channels = ir::make_int(g.tensor(node.inputs[0]).shape[1]);
   Expr block = ir::make_int(b);
-  ir::Buffer x = kb.input(0, "X");
-  ir::Buffer y = kb.output(0, "Y");
-  return kb.finish(gather_elements(kb, x, y_tensor.shape, y, [&](const std::vector<Expr>& out) {
+  return lower_rearrangement(kb, [&](const std::vector<Expr>& out) {
     Expr c = out[1] % channels, ij = out[1] / channels;
     return std::vector<Expr>{out[0], c, out[2] * block + ij / block, out[3] * block + ij % block};
-  }));
+  });
 }
 
 // ---------------------------------------------------------------- ReverseSequence
@@ -281,11 +259,10 @@ void infer_reverse_sequence(Graph& g, Node& node) {
 
 // Along the time axis the first len[b] elements of batch entry b come in reverse order,
 // the rest in place. Lengths read at run time are checked to lie in [0, steps] first.
-LoweredOp lower_reverse_sequence(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  SequenceAxes axes = sequence_axes(ctx.graph, ctx.node);
-  const Tensor& x_tensor = ctx.graph.tensor(ctx.node.inputs[0]);
-  const Tensor& lens_tensor = ctx.graph.tensor(ctx.node.inputs[1]);
+LoweredOp lower_reverse_sequence(const Graph& g, const Node& node, KernelBuilder& kb) {
+  SequenceAxes axes = sequence_axes(g, node);
+  const Tensor& x_tensor = g.tensor(node.inputs[0]);
+  const Tensor& lens_tensor = g.tensor(node.inputs[1]);
   int64_t steps = x_tensor.shape[axes.time];
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer lens = kb.input(1, "sequence_lens");

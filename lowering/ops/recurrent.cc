@@ -120,6 +120,13 @@ std::vector<std::vector<Activation>> parse_activations(const Node& node, const s
   std::vector<double> alphas = node.attr_floats("activation_alpha", {});
   std::vector<double> betas = node.attr_floats("activation_beta", {});
   size_t next_alpha = 0, next_beta = 0;
+  // The next value of `values` (activation_alpha or _beta), else the function's default.
+  auto parameter = [&](const std::vector<double>& values, size_t* next, const std::optional<double>& fallback,
+                       const std::string& function, const char* attribute) {
+    if (*next < values.size()) return values[(*next)++];
+    if (!fallback) node_error(node, "activation '" + function + "' needs a value in " + attribute);
+    return *fallback;
+  };
   std::vector<std::vector<Activation>> result(static_cast<size_t>(directions));
   for (size_t i = 0; i < names.size(); ++i) {
     std::string name = lower_case(names[i]);
@@ -130,24 +137,8 @@ std::vector<std::vector<Activation>> parse_activations(const Node& node, const s
                            "' is not supported (Relu, Tanh, Sigmoid, Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, "
                            "HardSigmoid, Elu, Softsign, Softplus)");
     Activation a{name};
-    if (info->takes_alpha) {
-      if (next_alpha < alphas.size()) {
-        a.alpha = alphas[next_alpha++];
-      } else if (info->default_alpha) {
-        a.alpha = *info->default_alpha;
-      } else {
-        node_error(node, "activation '" + names[i] + "' needs a value in activation_alpha");
-      }
-    }
-    if (info->takes_beta) {
-      if (next_beta < betas.size()) {
-        a.beta = betas[next_beta++];
-      } else if (info->default_beta) {
-        a.beta = *info->default_beta;
-      } else {
-        node_error(node, "activation '" + names[i] + "' needs a value in activation_beta");
-      }
-    }
+    if (info->takes_alpha) a.alpha = parameter(alphas, &next_alpha, info->default_alpha, names[i], "activation_alpha");
+    if (info->takes_beta) a.beta = parameter(betas, &next_beta, info->default_beta, names[i], "activation_beta");
     result[i / per_direction].push_back(a);
   }
   if (shared) result[1] = result[0];
@@ -258,8 +249,8 @@ void infer_recurrent(Graph& g, Node& node) {
 // The kernel of one node: the buffers and how each step reads and writes them.
 class RecurrentKernel {
  public:
-  RecurrentKernel(const LowerContext& ctx, KernelBuilder& kb) : ctx_(ctx), rec_(describe(ctx.graph, ctx.node)) {
-    const Node& node = ctx.node;
+  RecurrentKernel(const Graph& g, const Node& node, KernelBuilder& kb)
+      : graph_(g), node_(node), rec_(describe(g, node)) {
     x_ = kb.input(kX, "X");
     w_ = kb.input(kW, "W");
     r_ = kb.input(kR, "R");
@@ -268,9 +259,9 @@ class RecurrentKernel {
     if (has_input(node, kInitialH)) initial_h_ = kb.input(kInitialH, "initial_h");
     if (rec_.kind == CellKind::kLstm && has_input(node, kInitialC)) initial_c_ = kb.input(kInitialC, "initial_c");
     if (rec_.kind == CellKind::kLstm && has_input(node, kP)) p_ = kb.input(kP, "P");
-    if (output_is_used(ctx.graph, node, kY)) y_ = kb.output(kY, "Y");
-    if (output_is_used(ctx.graph, node, kYh)) y_h_ = kb.output(kYh, "Y_h");
-    if (rec_.kind == CellKind::kLstm && output_is_used(ctx.graph, node, kYc)) y_c_ = kb.output(kYc, "Y_c");
+    if (output_is_used(g, node, kY)) y_ = kb.output(kY, "Y");
+    if (output_is_used(g, node, kYh)) y_h_ = kb.output(kYh, "Y_h");
+    if (rec_.kind == CellKind::kLstm && output_is_used(g, node, kYc)) y_c_ = kb.output(kYc, "Y_c");
     DataType t = rec_.dtype;
     h_ = ir::make_buffer("hidden_state", t, {rec_.hidden});
     c_ = ir::make_buffer("cell_state", t, {rec_.hidden});
@@ -279,7 +270,7 @@ class RecurrentKernel {
 
   ir::Stmt body() const {
     std::vector<ir::Stmt> steps;
-    if (lens_ && !ctx_.graph.tensor(ctx_.node.inputs[kSequenceLens]).is_constant()) {
+    if (lens_ && !graph_.tensor(node_.inputs[kSequenceLens]).is_constant()) {
       // A length other than the full sequence would need masking that aotc does not do.
       steps.push_back(ir::loop_nest({rec_.batch}, {"b"}, [&](const std::vector<Expr>& b) {
         return check_range(ir::load(lens_, {b[0]}), rec_.seq_length, rec_.seq_length);
@@ -469,27 +460,25 @@ class RecurrentKernel {
     auto it = std::find_if(kOperators.begin(), kOperators.end(), [&](const auto& p) { return p.first == a.name; });
     Node op;
     op.op = it->second;
-    op.name = ctx_.node.name + "." + a.name;
+    op.name = node_.name + "." + a.name;
     op.attrs["alpha"] = a.alpha;
     op.attrs["beta"] = a.beta;
-    return find_op(op.op)->scalar(ctx_.graph, op, {x});
+    return find_op(op.op)->scalar(graph_, op, {x});
   }
 
-  const LowerContext& ctx_;
+  const Graph& graph_;
+  const Node& node_;
   Recurrence rec_;
   ir::Buffer x_, w_, r_, b_, lens_, initial_h_, initial_c_, p_, y_, y_h_, y_c_;
   ir::Buffer h_, c_, gates_;  // temporaries
 };
 
-LoweredOp lower_recurrent(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  RecurrentKernel kernel(ctx, kb);
+LoweredOp lower_recurrent(const Graph& g, const Node& node, KernelBuilder& kb) {
+  RecurrentKernel kernel(g, node, kb);
   return kb.finish(kernel.body());
 }
 
-AOTC_REGISTER_OP("RNN", kernel_op(infer_recurrent, lower_recurrent));
-AOTC_REGISTER_OP("GRU", kernel_op(infer_recurrent, lower_recurrent));
-AOTC_REGISTER_OP("LSTM", kernel_op(infer_recurrent, lower_recurrent));
+AOTC_REGISTER_OPS(kernel_op(infer_recurrent, lower_recurrent), "RNN", "GRU", "LSTM");
 
 }  // namespace
 }  // namespace aotc

@@ -177,10 +177,7 @@ ir::Stmt with_group_max(const AxisSplit& split, const ir::Buffer& x, const std::
   });
 }
 
-LoweredOp lower_reduce(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_reduce(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   const Tensor& x_tensor = g.tensor(node.inputs[0]);
@@ -207,16 +204,8 @@ LoweredOp lower_reduce(const LowerContext& ctx) {
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("ReduceSum", kernel_op(infer_reduce, lower_reduce));
-AOTC_REGISTER_OP("ReduceMean", kernel_op(infer_reduce, lower_reduce));
-AOTC_REGISTER_OP("ReduceMax", kernel_op(infer_reduce, lower_reduce));
-AOTC_REGISTER_OP("ReduceMin", kernel_op(infer_reduce, lower_reduce));
-AOTC_REGISTER_OP("ReduceProd", kernel_op(infer_reduce, lower_reduce));
-AOTC_REGISTER_OP("ReduceL1", kernel_op(infer_reduce, lower_reduce));
-AOTC_REGISTER_OP("ReduceL2", kernel_op(infer_reduce, lower_reduce));
-AOTC_REGISTER_OP("ReduceLogSum", kernel_op(infer_reduce, lower_reduce));
-AOTC_REGISTER_OP("ReduceLogSumExp", kernel_op(infer_reduce, lower_reduce));
-AOTC_REGISTER_OP("ReduceSumSquare", kernel_op(infer_reduce, lower_reduce));
+AOTC_REGISTER_OPS(kernel_op(infer_reduce, lower_reduce), "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
+                  "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare");
 
 }  // namespace
 }  // namespace aotc

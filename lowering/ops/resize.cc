@@ -294,9 +294,8 @@ ir::Stmt with_tables(const ResizePlan& plan, DataType weight_type, size_t axis, 
                             });
 }
 
-LoweredOp lower_resize(const LowerContext& ctx) {
-  ResizePlan plan = plan_resize(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_resize(const Graph& g, const Node& node, KernelBuilder& kb) {
+  ResizePlan plan = plan_resize(g, node);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   DataType t = x->dtype;

@@ -81,9 +81,8 @@ Expr clamp_float(const Expr& v, const Expr& lo, const Expr& hi) {
   return ir::select(v >= lo, ir::select(v <= hi, v, hi), lo);
 }
 
-LoweredOp lower_roi_align(const LowerContext& ctx) {
-  RoiAlignPlan p = plan_roi_align(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_roi_align(const Graph& g, const Node& node, KernelBuilder& kb) {
+  RoiAlignPlan p = plan_roi_align(g, node);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer rois = kb.input(1, "rois");
   ir::Buffer indices = kb.input(2, "batch_indices");

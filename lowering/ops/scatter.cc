@@ -47,6 +47,19 @@ ir::Stmt copy_all(const std::vector<int64_t>& shape, const ir::Buffer& x, const 
   return for_each_element(shape, [&](const std::vector<Expr>& i) { return store_element(y, i, element(x, i)); });
 }
 
+// The kernel of ScatterElements and ScatterND (lower_indexed): data copied to the output,
+// then each update combined into the output at the position `indexing` gives for it.
+LoweredOp lower_indexed_update(const Graph& g, const Node& node, KernelBuilder& kb, const Indexing& indexing) {
+  return lower_indexed(kb, true, indexing, [&](const IndexedParams& p) {
+    kb.allow_in_place(node.inputs[0]);
+    ir::Stmt scatter = for_each_element(g.tensor(node.inputs[2]).shape, [&](const std::vector<Expr>& u) {
+      std::vector<Expr> at = indexing.position(p.indices, u);
+      return store_element(p.y, at, combine(node, element(p.y, at), element(p.updates, u)));
+    });
+    return ir::seq({copy_all(g.tensor(node.inputs[0]).shape, p.data, p.y), scatter});
+  });
+}
+
 // ---------------------------------------------------------------- ScatterElements, Scatter
 
 // indices and updates share one shape, of data's rank: update i goes to position i of
@@ -63,26 +76,8 @@ void infer_scatter_elements(Graph& g, Node& node) {
   set_output(g, node, 0, data.dtype, data.shape);
 }
 
-LoweredOp lower_scatter_elements(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
-  const Tensor& data_tensor = g.tensor(node.inputs[0]);
-  const Tensor& indices_tensor = g.tensor(node.inputs[1]);
-  size_t axis = elements_axis(node, data_tensor, g.tensor(node.inputs[1]));
-  int64_t extent = data_tensor.shape[axis];
-  ir::Buffer data = kb.input(0, "data");
-  ir::Buffer indices = kb.input(1, "indices");
-  ir::Buffer updates = kb.input(2, "updates");
-  ir::Buffer y = kb.output(0, "Y");
-  kb.allow_in_place(node.inputs[0]);
-  ir::Stmt check = check_all_indices(g, node.inputs[1], indices, extent);
-  ir::Stmt scatter = for_each_element(indices_tensor.shape, [&](const std::vector<Expr>& i) {
-    std::vector<Expr> at = i;
-    at[axis] = wrap_index(ir::load(indices, i), extent);
-    return ir::store(y, at, combine(node, ir::load(y, at), ir::load(updates, i)));
-  });
-  return kb.finish(ir::seq({check, copy_all(data_tensor.shape, data, y), scatter}));
+LoweredOp lower_scatter_elements(const Graph& g, const Node& node, KernelBuilder& kb) {
+  return lower_indexed_update(g, node, kb, elements_indexing(g, node));
 }
 
 // ---------------------------------------------------------------- ScatterND
@@ -117,30 +112,11 @@ void infer_scatter_nd(Graph& g, Node& node) {
   set_output(g, node, 0, data.dtype, data.shape);
 }
 
-LoweredOp lower_scatter_nd(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+LoweredOp lower_scatter_nd(const Graph& g, const Node& node, KernelBuilder& kb) {
   size_t k = scatter_nd_depth(g, node);
-  KernelBuilder kb(ctx);
-  const Tensor& data_tensor = g.tensor(node.inputs[0]);
-  const Tensor& indices_tensor = g.tensor(node.inputs[1]);
-  const Tensor& updates_tensor = g.tensor(node.inputs[2]);
-  size_t rows = indices_tensor.shape.size() - 1;
-  ir::Buffer data = kb.input(0, "data");
-  ir::Buffer indices = kb.input(1, "indices");
-  ir::Buffer updates = kb.input(2, "updates");
-  ir::Buffer y = kb.output(0, "Y");
-  kb.allow_in_place(node.inputs[0]);
-  std::vector<int64_t> extents(data_tensor.shape.begin(), data_tensor.shape.begin() + static_cast<std::ptrdiff_t>(k));
-  ir::Stmt check = check_nd_indices(g, node.inputs[1], indices, extents);
-  ir::Stmt scatter = for_each_element(updates_tensor.shape, [&](const std::vector<Expr>& u) {
-    std::vector<Expr> row(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(rows));
-    std::vector<Expr> at;
-    for (size_t j = 0; j < k; ++j) at.push_back(wrap_index(nd_index(indices, row, j), extents[j]));
-    at.insert(at.end(), u.begin() + static_cast<std::ptrdiff_t>(rows), u.end());
-    return store_element(y, at, combine(node, element(y, at), element(updates, u)));
-  });
-  return kb.finish(ir::seq({check, copy_all(data_tensor.shape, data, y), scatter}));
+  const std::vector<int64_t>& data_shape = g.tensor(node.inputs[0]).shape;
+  std::vector<int64_t> extents(data_shape.begin(), data_shape.begin() + static_cast<std::ptrdiff_t>(k));
+  return lower_indexed_update(g, node, kb, nd_indexing(g, node, 0, extents));
 }
 
 // ---------------------------------------------------------------- MaxUnpool
@@ -186,10 +162,7 @@ void infer_max_unpool(Graph& g, Node& node) {
   set_output(g, node, 0, g.tensor(node.inputs[0]).dtype, shape);
 }
 
-LoweredOp lower_max_unpool(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_max_unpool(const Graph& g, const Node& node, KernelBuilder& kb) {
   const Tensor& x_tensor = g.tensor(node.inputs[0]);
   const Tensor& y_tensor = g.tensor(node.outputs[0]);
   ir::Buffer x = kb.input(0, "X");
@@ -205,21 +178,12 @@ LoweredOp lower_max_unpool(const LowerContext& ctx) {
     return ir::store(y, i, ir::make_zero(y->dtype));
   });
   ir::Stmt scatter = for_each_element(x_tensor.shape, [&](const std::vector<Expr>& i) {
-    Expr flat = ir::cast(DataType::Int(32), ir::load(indices, i));
-    std::vector<Expr> at(y_tensor.shape.size());
-    int64_t inner = 1;
-    for (size_t d = unpooled.size(); d-- > 0;) {
-      Expr quotient = inner == 1 ? flat : flat / ir::make_int(inner);
-      at[d] = d == 0 ? quotient : quotient % ir::make_int(unpooled[d]);
-      inner *= unpooled[d];
-    }
-    return ir::store(y, at, ir::load(x, i));
+    return ir::store(y, unflatten(ir::cast(DataType::Int(32), ir::load(indices, i)), unpooled), ir::load(x, i));
   });
   return kb.finish(ir::seq({check, zero, scatter}));
 }
 
-AOTC_REGISTER_OP("ScatterElements", kernel_op(infer_scatter_elements, lower_scatter_elements));
-AOTC_REGISTER_OP("Scatter", kernel_op(infer_scatter_elements, lower_scatter_elements));
+AOTC_REGISTER_OPS(kernel_op(infer_scatter_elements, lower_scatter_elements), "ScatterElements", "Scatter");
 AOTC_REGISTER_OP("ScatterND", kernel_op(infer_scatter_nd, lower_scatter_nd));
 AOTC_REGISTER_OP("MaxUnpool", kernel_op(infer_max_unpool, lower_max_unpool));
 

@@ -26,8 +26,7 @@ Expr immediate(const Tensor& t, int64_t i) {
 }
 
 // A kernel that stores `values` (int64) into output 0, of shape `shape`.
-LoweredOp store_values(const LowerContext& ctx, const std::vector<int64_t>& values) {
-  KernelBuilder kb(ctx);
+LoweredOp store_values(KernelBuilder& kb, const std::vector<int64_t>& values) {
   ir::Buffer y = kb.output(0, "Y");
   std::vector<ir::Stmt> stores;
   for (size_t i = 0; i < values.size(); ++i)
@@ -55,16 +54,20 @@ void infer_shape(Graph& g, Node& node) {
   set_output(g, node, 0, DataType::Int(64), {static_cast<int64_t>(values.size())});
 }
 
-LoweredOp lower_shape(const LowerContext& ctx) { return store_values(ctx, shape_values(ctx.graph, ctx.node)); }
+LoweredOp lower_shape(const Graph& g, const Node& node, KernelBuilder& kb) {
+  return store_values(kb, shape_values(g, node));
+}
 
 void infer_size(Graph& g, Node& node) {
   require_input(g, node, 0);
   set_output(g, node, 0, DataType::Int(64), {});
 }
 
-LoweredOp lower_size(const LowerContext& ctx) { return store_values(ctx, {ctx.graph.tensor(ctx.node.inputs[0]).num_elements()}); }
+LoweredOp lower_size(const Graph& g, const Node& node, KernelBuilder& kb) {
+  return store_values(kb, {g.tensor(node.inputs[0]).num_elements()});
+}
 
-OpDef shape_query(InferFn infer, LowerFn lower) {
+OpDef shape_query(InferFn infer, BuilderLowerFn lower) {
   OpDef def = kernel_op(std::move(infer), std::move(lower));
   def.reads_only_shapes = true;
   return def;
@@ -94,10 +97,9 @@ void infer_constant_of_shape(Graph& g, Node& node) {
   set_output(g, node, 0, fill_value(node).dtype, shape);
 }
 
-LoweredOp lower_constant_of_shape(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  const Tensor& y_tensor = ctx.graph.tensor(ctx.node.outputs[0]);
-  Expr value = immediate(fill_value(ctx.node), 0);
+LoweredOp lower_constant_of_shape(const Graph& g, const Node& node, KernelBuilder& kb) {
+  const Tensor& y_tensor = g.tensor(node.outputs[0]);
+  Expr value = immediate(fill_value(node), 0);
   ir::Buffer y = kb.output(0, "Y");
   return kb.finish(for_each_element(y_tensor.shape, [&](const std::vector<Expr>& i) { return store_element(y, i, value); }));
 }
@@ -159,9 +161,8 @@ void infer_range(Graph& g, Node& node) {
   set_output(g, node, 0, plan.start->dtype, {plan.count});
 }
 
-LoweredOp lower_range(const LowerContext& ctx) {
-  RangePlan plan = plan_range(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_range(const Graph& g, const Node& node, KernelBuilder& kb) {
+  RangePlan plan = plan_range(g, node);
   ir::Buffer y = kb.output(0, "Y");
   DataType t = plan.start->dtype;
   return kb.finish(ir::loop_nest({plan.count}, {"i"}, [&](const std::vector<Expr>& i) {

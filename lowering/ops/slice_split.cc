@@ -92,12 +92,9 @@ void infer_slice(Graph& g, Node& node) {
   set_output(g, node, 0, g.tensor(node.inputs[0]).dtype, shape);
 }
 
-LoweredOp lower_slice(const LowerContext& ctx) {
-  std::vector<AxisSlice> plan = plan_slice(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
-  ir::Buffer x = kb.input(0, "X");
-  ir::Buffer y = kb.output(0, "Y");
-  return kb.finish(gather_elements(kb, x, ctx.graph.tensor(ctx.node.outputs[0]).shape, y, [&](const std::vector<Expr>& out) {
+LoweredOp lower_slice(const Graph& g, const Node& node, KernelBuilder& kb) {
+  std::vector<AxisSlice> plan = plan_slice(g, node);
+  return lower_rearrangement(kb, [&](const std::vector<Expr>& out) {
     std::vector<Expr> in;
     for (size_t d = 0; d < out.size(); ++d) {
       const AxisSlice& a = plan[d];
@@ -105,7 +102,7 @@ LoweredOp lower_slice(const LowerContext& ctx) {
       in.push_back(a.start == 0 ? strided : strided + ir::make_int(a.start));
     }
     return in;
-  }));
+  });
 }
 
 // ---------------------------------------------------------------- Split
@@ -165,17 +162,16 @@ void infer_split(Graph& g, Node& node) {
 }
 
 // One loop nest per output, each copying its piece.
-LoweredOp lower_split(const LowerContext& ctx) {
-  SplitPlan plan = plan_split(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_split(const Graph& g, const Node& node, KernelBuilder& kb) {
+  SplitPlan plan = plan_split(g, node);
   ir::Buffer x = kb.input(0, "X");
   std::vector<ir::Stmt> copies;
   int64_t offset = 0;
   for (size_t i = 0; i < plan.sizes.size(); ++i) {
-    TensorId out = ctx.node.outputs[i];
+    TensorId out = node.outputs[i];
     if (out != kNoTensor) {
       ir::Buffer y = kb.output(i, "Y" + std::to_string(i));
-      copies.push_back(ir::loop_nest(ctx.graph.tensor(out).shape, {}, [&](const std::vector<Expr>& at) {
+      copies.push_back(ir::loop_nest(g.tensor(out).shape, {}, [&](const std::vector<Expr>& at) {
         std::vector<Expr> in = at;
         if (offset != 0) in[plan.axis] = at[plan.axis] + ir::make_int(offset);
         return ir::store(y, at, ir::load(x, in));

@@ -113,10 +113,7 @@ ir::Stmt hardmax_group(KernelBuilder& kb, const AxisSplit& split, const std::vec
   });
 }
 
-LoweredOp lower_softmax(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  KernelBuilder kb(ctx);
+LoweredOp lower_softmax(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   if (y->num_elements() == 0) return kb.finish(ir::seq({}));
@@ -128,9 +125,7 @@ LoweredOp lower_softmax(const LowerContext& ctx) {
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("Softmax", kernel_op(infer_softmax, lower_softmax));
-AOTC_REGISTER_OP("LogSoftmax", kernel_op(infer_softmax, lower_softmax));
-AOTC_REGISTER_OP("Hardmax", kernel_op(infer_softmax, lower_softmax));
+AOTC_REGISTER_OPS(kernel_op(infer_softmax, lower_softmax), "Softmax", "LogSoftmax", "Hardmax");
 
 }  // namespace
 }  // namespace aotc

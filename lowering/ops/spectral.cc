@@ -67,11 +67,10 @@ std::vector<uint8_t> table_bytes(const Node& node, DataType t, const std::vector
 }
 
 // A kernel that copies `values` (computed at compile time) into output 0.
-LoweredOp copy_table(const LowerContext& ctx, const std::vector<int64_t>& shape, const std::vector<double>& values) {
-  KernelBuilder kb(ctx);
+LoweredOp copy_table(KernelBuilder& kb, const std::vector<int64_t>& shape, const std::vector<double>& values) {
   ir::Buffer y = kb.output(0, "Y");
   DataType t = y->dtype;
-  ir::Stmt body = ir::allocate_const("table", t, shape, table_bytes(ctx.node, t, values), [&](const ir::Buffer& table) {
+  ir::Stmt body = ir::allocate_const("table", t, shape, table_bytes(kb.node(), t, values), [&](const ir::Buffer& table) {
     return ir::loop_nest(shape, {}, [&](const std::vector<Expr>& i) { return ir::store(y, i, ir::load(table, i)); });
   });
   return kb.finish(body);
@@ -109,9 +108,9 @@ void infer_window(Graph& g, Node& node) {
   set_output(g, node, 0, t, {static_cast<int64_t>(w.size())});
 }
 
-LoweredOp lower_window(const LowerContext& ctx) {
-  std::vector<double> w = window_values(ctx.graph, ctx.node);
-  return copy_table(ctx, {static_cast<int64_t>(w.size())}, w);
+LoweredOp lower_window(const Graph& g, const Node& node, KernelBuilder& kb) {
+  std::vector<double> w = window_values(g, node);
+  return copy_table(kb, {static_cast<int64_t>(w.size())}, w);
 }
 
 // ---------------------------------------------------------------- MelWeightMatrix
@@ -171,9 +170,9 @@ void infer_mel_weight_matrix(Graph& g, Node& node) {
   set_output(g, node, 0, t, {m.bins, m.mels});
 }
 
-LoweredOp lower_mel_weight_matrix(const LowerContext& ctx) {
-  MelMatrix m = mel_matrix(ctx.graph, ctx.node);
-  return copy_table(ctx, {m.bins, m.mels}, m.values);
+LoweredOp lower_mel_weight_matrix(const Graph& g, const Node& node, KernelBuilder& kb) {
+  MelMatrix m = mel_matrix(g, node);
+  return copy_table(kb, {m.bins, m.mels}, m.values);
 }
 
 // ---------------------------------------------------------------- DFT, STFT
@@ -261,10 +260,8 @@ void infer_dft(Graph& g, Node& node) {
   set_output(g, node, 0, require_input(g, node, 0).dtype, p.y_shape);
 }
 
-LoweredOp lower_dft(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  DftPlan p = plan_dft(g, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_dft(const Graph& g, const Node& node, KernelBuilder& kb) {
+  DftPlan p = plan_dft(g, node);
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   DataType t = x->dtype;
@@ -339,11 +336,10 @@ void infer_stft(Graph& g, Node& node) {
   set_output(g, node, 0, signal.dtype, {signal.shape[0], p.frames, p.bins, 2});
 }
 
-LoweredOp lower_stft(const LowerContext& ctx) {
-  StftPlan p = plan_stft(ctx.graph, ctx.node);
-  KernelBuilder kb(ctx);
+LoweredOp lower_stft(const Graph& g, const Node& node, KernelBuilder& kb) {
+  StftPlan p = plan_stft(g, node);
   ir::Buffer x = kb.input(0, "signal");
-  ir::Buffer window = has_input(ctx.node, 2) ? kb.input(2, "window") : nullptr;
+  ir::Buffer window = has_input(node, 2) ? kb.input(2, "window") : nullptr;
   ir::Buffer y = kb.output(0, "Y");
   DataType t = x->dtype;
   bool complex = x->shape[2] == 2;
@@ -367,9 +363,7 @@ LoweredOp lower_stft(const LowerContext& ctx) {
   return kb.finish(body);
 }
 
-AOTC_REGISTER_OP("HannWindow", kernel_op(infer_window, lower_window));
-AOTC_REGISTER_OP("HammingWindow", kernel_op(infer_window, lower_window));
-AOTC_REGISTER_OP("BlackmanWindow", kernel_op(infer_window, lower_window));
+AOTC_REGISTER_OPS(kernel_op(infer_window, lower_window), "HannWindow", "HammingWindow", "BlackmanWindow");
 AOTC_REGISTER_OP("MelWeightMatrix", kernel_op(infer_mel_weight_matrix, lower_mel_weight_matrix));
 AOTC_REGISTER_OP("DFT", kernel_op(infer_dft, lower_dft));
 AOTC_REGISTER_OP("STFT", kernel_op(infer_stft, lower_stft));

@@ -10,19 +10,35 @@
 //   RELU6 (int8, int16): clamp the raw value to [zero point, quantized 6] (no requantization);
 //   LEAKY_RELU (int8, int16): requantize by input/output scale where x >= its zero point,
 //     by input * alpha / output scale below;
-//   PRELU (int8): likewise, the negative side multiplied by alpha - its zero point first;
+//   PRELU (int8; int16 with int8 alpha): likewise, the negative side multiplied by
+//     alpha - its zero point first;
 //   MINIMUM, MAXIMUM: compare the raw values (inputs and output share a quantization);
 //   HARD_SWISH (int8): TFLite's 16-bit fixed-point steps (aotc_hard_swish_s8);
 //   LOGISTIC, TANH (int8): x - zero point, saturated beyond the input radius, else
 //     rescaled to Q4.27 and put through gemmlowp's fixed-point logistic or tanh
 //     (runtime-c/aotc_quant_softmax.h), then to the output's 1/256 (zero point -128) or
-//     1/128 (zero point 0) steps.
+//     1/128 (zero point 0) steps;
+//   LOGISTIC, TANH (int16, zero points 0, output scale 2^-15): x rescaled to steps of
+//     1/(3 * 4096), then TFLite's table of sigmoid(i / 24) interpolated linearly
+//     (aotc_logistic_s16, aotc_tanh_s16);
+//   ABS (int8; int16 with zero points 0): |x - input zero point|, requantized when the
+//     scales differ, plus the output zero point; int16 without quantization: std::abs;
+//   RSQRT (int8): 1 / sqrt(x - zero point) from TFLite's fixed-point inverse square root
+//     (aotc_inv_sqrt_multiplier / _shift) at 2^20, then requantized by
+//     1 / (sqrt(input scale) * output scale); x at the zero point gives 127. TFLite Micro
+//     fails the invocation on an input below the zero point: so does the kernel, which
+//     checks every input first and returns AOTC_ERR_INVALID_ARGUMENT;
+//   SQUARED_DIFFERENCE (int8, int16 with zero points 0): both inputs at 2^7 (int8) or 2^0
+//     times their value, rescaled to half the larger input scale, subtracted, squared,
+//     and requantized to the output's scale; int32: the wrapping square of the difference.
 // The multipliers are computed as TFLite Micro's Prepare functions compute them.
 #include <cmath>
 #include <cstdint>
 
 #include "aot/graph/op_registry.h"
+#include "lowering/ir/builtins.h"
 #include "lowering/ir/runtime_calls.h"
+#include "lowering/ops/elementwise.h"
 #include "lowering/ops/kernel_builder.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
@@ -34,6 +50,9 @@ using ir::Expr;
 using Operands = const std::vector<Expr>&;
 
 const DataType kF32 = DataType::Float32();
+const DataType kI8 = DataType::Int(8);
+const DataType kI16 = DataType::Int(16);
+const DataType kI32 = DataType::Int(32);
 
 // [min, max] of an integer type.
 QuantizedRange type_range(DataType t) {
@@ -92,6 +111,25 @@ Expr clamped(const Graph& g, const Node& node, const Expr& v, QuantizedRange ran
 }
 
 float float_scale(const Graph& g, TensorId id) { return static_cast<float>(tflite::scale_of(g, id)); }
+
+bool has_quantization(const Graph& g, TensorId id) { return !g.tensor(id).quant.empty(); }
+
+// Tensor `id` carries one positive scale and a zero point of `t`'s range (or 0 with
+// `zero_zero_point`, as TFLite's int16 kernels require).
+void require_scale_and_zero_point(const Graph& g, const Node& node, TensorId id, DataType t, bool zero_zero_point) {
+  tflite::require_per_tensor_quantized(g, node, id);
+  const Tensor& tensor = g.tensor(id);
+  if (!(tflite::scale_of(g, id) > 0))
+    node_error(node, "tensor '" + tensor.name + "' has the scale " + std::to_string(tflite::scale_of(g, id)) +
+                         "; it must be positive");
+  int64_t zero = tensor.quant.zero_point.empty() ? 0 : tensor.quant.zero_point[0];
+  QuantizedRange range = type_range(t);
+  if (zero_zero_point && zero != 0)
+    node_error(node, "tensor '" + tensor.name + "' has the zero point " + std::to_string(zero) + "; TFLite Micro's " +
+                         t.str() + " " + node.op + " needs 0");
+  if (zero < range.min || zero > range.max)
+    node_error(node, "tensor '" + tensor.name + "' has the zero point " + std::to_string(zero) + ", outside " + t.str());
+}
 
 // max(a, b) and min(a, b) as std::max and std::min compute them.
 Expr std_max(const Expr& a, const Expr& b) { return ir::select(a < b, b, a); }
@@ -196,8 +234,16 @@ Expr prelu(const Graph& g, const Node& node, Operands in) {
   return clamped(g, node, scaled + tflite::zero_point_of(g, y), type_range(g.tensor(y).dtype));
 }
 
+// float32 and int8 PRELU take alpha of the input's type; int16 takes int8 alpha
+// (PreluPrepare).
 void infer_prelu(Graph& g, Node& node) {
-  binary({kF32, DataType::Int(8)})(g, node);
+  DataType t = require_one_of(g, node, 0, {kF32, kI8, kI16});
+  const Tensor& alpha = require_input(g, node, 1);
+  DataType alpha_type = t == kI16 ? kI8 : t;
+  if (alpha.dtype != alpha_type)
+    node_error(node, "alpha '" + alpha.name + "' is " + alpha.dtype.str() + "; with a " + t.str() + " input PRELU takes " +
+                         alpha_type.str() + " alpha");
+  tflite::set_declared_output(g, node, 0, t, broadcast_shapes(node, g.tensor(node.inputs[0]).shape, alpha.shape));
   if (is_quantized(g, node.inputs[0])) {
     tflite::require_per_tensor_quantized(g, node, node.inputs[1]);
     tflite::require_per_tensor_quantized(g, node, node.outputs[0]);
@@ -240,8 +286,62 @@ Expr int8_sigmoid_like(const Graph& g, const Node& node, const Expr& x, bool log
   return ir::cast(DataType::Int(8), value);
 }
 
+// ---------------------------------------------------------------- LOGISTIC, TANH (int16)
+
+// TFLite's CheckedLog2: log2(x) rounded, in float as TFLite computes it; true if x is a
+// power of two to within 1e-3 in log2.
+bool checked_log2(float x, int* log2) {
+  const float x_log2 = std::log(x) * (1.0f / std::log(2.0f));
+  const float rounded = std::round(x_log2);
+  *log2 = static_cast<int>(rounded);
+  return std::abs(x_log2 - rounded) < 1e-3f;
+}
+
+// The rescaling of an int16 input to steps of 1/(3 * 4096) before the table look-up, as
+// TFLite Micro's LOGISTIC and TANH Prepare compute it: a power-of-two input scale of 2^-12
+// (and for TANH 2^-11) is the exact multiplier 3 (6); any other scale is doubled until
+// scale * 3 * 4096 * 2^shift passes 32767 / 2 and then truncated.
+struct LutRescale {
+  int32_t multiplier, shift;
+};
+
+LutRescale int16_lut_rescale(const Graph& g, const Node& node, bool logistic) {
+  TensorId x = node.inputs[0], y = node.outputs[0];
+  require_scale_and_zero_point(g, node, x, kI16, true);
+  require_scale_and_zero_point(g, node, y, kI16, true);
+  int output_log2 = 0;
+  if (!checked_log2(float_scale(g, y), &output_log2) || output_log2 != -15)
+    node_error(node, "int16 " + node.op + " writes steps of 2^-15: the output scale must be 2^-15, got " +
+                         std::to_string(float_scale(g, y)));
+  float scale = float_scale(g, x);
+  int input_log2 = 0;
+  bool power_of_two = checked_log2(scale, &input_log2);
+  int shift = 12 + input_log2;
+  if (power_of_two && (shift == 0 || (!logistic && shift == 1))) return {3 << shift, 0};
+  double multiplier = static_cast<double>(scale) * 4096.0 * 3.0;
+  shift = 0;
+  while (multiplier <= 32767.0 / 2.0 && shift <= 30) {
+    ++shift;
+    multiplier *= 2.0;
+  }
+  if (multiplier > 32767.0)
+    node_error(node, "the input scale " + std::to_string(scale) +
+                         " is too large for TFLite's int16 table look-up (at most 32767 / (3 * 4096))");
+  return {static_cast<int32_t>(multiplier), shift};
+}
+
+Expr int16_sigmoid_like(const Graph& g, const Node& node, const Expr& x, bool logistic) {
+  LutRescale r = int16_lut_rescale(g, node, logistic);
+  Expr v = ir::cast(kI32, x);
+  return ir::cast(kI16, logistic ? ir::logistic_s16(v, r.multiplier, r.shift) : ir::tanh_s16(v, r.multiplier, r.shift));
+}
+
 void infer_logistic_or_tanh(Graph& g, Node& node, bool logistic) {
-  unary({kF32, DataType::Int(8)})(g, node);
+  unary({kF32, kI8, kI16})(g, node);
+  if (g.tensor(node.inputs[0]).dtype == kI16) {
+    int16_lut_rescale(g, node, logistic);
+    return;
+  }
   if (!is_quantized(g, node.inputs[0])) return;
   // TFLite Micro's LOGISTIC requires the output zero point -128; both write steps of
   // 1/256 (LOGISTIC) or 1/128 (TANH) whatever the output's scale says.
@@ -250,9 +350,108 @@ void infer_logistic_or_tanh(Graph& g, Node& node, bool logistic) {
                          std::to_string(tflite::zero_point_of(g, node.outputs[0])));
 }
 
-// ---------------------------------------------------------------- math (float)
+// ---------------------------------------------------------------- math
 
 Expr call(const std::string& name, const Expr& x) { return ir::call(name, {x}, kF32); }
+
+// ABS: float32; int8 and int16 quantized per tensor (int16 with zero points 0); int16
+// without quantization parameters (TFLite Micro then takes std::abs of the raw values).
+void infer_abs(Graph& g, Node& node) {
+  const Tensor& x = require_input(g, node, 0);
+  DataType t = x.dtype;
+  if (t != kF32 && t != kI8 && t != kI16)
+    node_error(node, "input '" + x.name + "' is " + t.str() + "; supported: float32, int8 and int16");
+  tflite::set_declared_output(g, node, 0, t, x.shape);
+  if (t == kI8 || (t == kI16 && has_quantization(g, node.inputs[0]))) {
+    require_scale_and_zero_point(g, node, node.inputs[0], t, t == kI16);
+    require_scale_and_zero_point(g, node, node.outputs[0], t, t == kI16);
+  }
+}
+
+Expr abs_value(const Graph& g, const Node& node, Operands in) {
+  TensorId x = node.inputs[0], y = node.outputs[0];
+  DataType t = g.tensor(x).dtype;
+  if (t == kF32) return call("fabsf", in[0]);
+  if (!has_quantization(g, x)) {
+    // std::abs of an int16, narrowed back: -32768 stays -32768.
+    Expr v = ir::cast(kI32, in[0]);
+    Expr magnitude = ir::select(v < 0, -v, v);
+    return ir::cast(t, ir::select(magnitude > 32767, ir::make_int(-32768), magnitude));
+  }
+  Expr v = centered(g, x, in[0]);
+  Expr magnitude = ir::select(v < 0, -v, v);
+  // AbsEvalQuantized rescales only when the float scales differ.
+  Expr scaled = magnitude;
+  if (float_scale(g, x) != float_scale(g, y))
+    scaled = requantized(magnitude, quantize_multiplier(static_cast<double>(float_scale(g, x)) /
+                                                        static_cast<double>(float_scale(g, y))));
+  return clamped(g, node, scaled + tflite::zero_point_of(g, y), type_range(t));
+}
+
+// RSQRT: float32, and int8 quantized per tensor (TFLite Micro has no int16 RSQRT).
+QuantizedMultiplier rsqrt_multiplier(const Graph& g, const Node& node) {
+  // SetRsqrtOutputMultiplier: 1 / (sqrt(input scale) * output scale), in double.
+  return quantize_multiplier(1.0 / (std::sqrt(static_cast<double>(float_scale(g, node.inputs[0]))) *
+                                    static_cast<double>(float_scale(g, node.outputs[0]))));
+}
+
+// The fixed-point result is formed at 2^20 and then rescaled by 2^-20: the rescaling's
+// right shift must stay within the 31 bits the runtime shifts by.
+constexpr int32_t kRsqrtShift = 20;
+
+void infer_rsqrt(Graph& g, Node& node) {
+  unary({kF32, kI8})(g, node);
+  if (g.tensor(node.inputs[0]).dtype != kI8) return;
+  require_scale_and_zero_point(g, node, node.inputs[0], kI8, false);
+  require_scale_and_zero_point(g, node, node.outputs[0], kI8, false);
+  if (rsqrt_multiplier(g, node).shift - kRsqrtShift < -31)
+    node_error(node, "input and output scales too far apart for TFLite's int8 RSQRT");
+}
+
+// int8 RSQRT of `value` = x - input zero point (>= 0), as RsqrtEvalQuantized computes it.
+ir::Stmt int8_rsqrt(const Graph& g, const Node& node, const Expr& x,
+                    const std::function<ir::Stmt(const Expr&)>& write) {
+  QuantizedMultiplier m = rsqrt_multiplier(g, node);
+  ir::Var value = ir::make_var("value"), inv_sqrt = ir::make_var("inv_sqrt"), inv_sqrt_shift = ir::make_var("inv_sqrt_shift");
+  Expr v = ir::var_expr(value);
+  // 1 / sqrt(value) at 2^20, then on the output's scale.
+  Expr at_2_20 =
+      ir::mul_by_quantized_multiplier(ir::make_int(1), ir::var_expr(inv_sqrt), ir::var_expr(inv_sqrt_shift) + kRsqrtShift);
+  Expr output = ir::mul_by_quantized_multiplier(at_2_20, m.multiplier, m.shift - kRsqrtShift) +
+                tflite::zero_point_of(g, node.outputs[0]);
+  Expr result = ir::cast(kI8, ir::select(v == 0, ir::make_int(127), tflite::clamp(output, {-128, 127})));
+  return ir::let(value, centered(g, node.inputs[0], x),
+                 ir::let(inv_sqrt, ir::inv_sqrt_multiplier(v), ir::let(inv_sqrt_shift, ir::inv_sqrt_shift(v), write(result))));
+}
+
+// RSQRT's kernel: TFLite Micro checks each int8 input before it computes it and fails the
+// invocation on one below the zero point (a negative real value); this kernel checks them
+// all first and returns AOTC_ERR_INVALID_ARGUMENT. (So RSQRT is no epilogue: a fused copy
+// would lose the check.)
+LoweredOp lower_rsqrt(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  KernelBuilder kb(ctx);
+  ir::Buffer in = kb.input(0, "input"), out = kb.output(0, "output");
+  std::vector<int64_t> shape = out->shape;  // the output's, at least one dimension
+  std::vector<ir::Stmt> body;
+  bool quantized = out->dtype == kI8;
+  // With the zero point -128 no int8 input is below it.
+  if (quantized && tflite::zero_point_of(g, node.inputs[0]) > -128) {
+    Expr zero_point = ir::make_int(tflite::zero_point_of(g, node.inputs[0]));
+    body.push_back(ir::loop_nest(shape, {}, [&](const std::vector<Expr>& idx) {
+      Expr below_zero = ir::cast(kI32, ir::load(in, idx)) < zero_point;
+      return ir::if_then_else(below_zero, ir::return_stmt(ir::call(ir::builtin::kErrInvalidArgument, {}, kI32)));
+    }));
+  }
+  body.push_back(ir::loop_nest(shape, {}, [&](const std::vector<Expr>& idx) {
+    Expr x = ir::load(in, idx);
+    auto write = [&](const Expr& v) { return ir::store(out, idx, kb.epilogue(v, idx)); };
+    if (quantized) return int8_rsqrt(g, node, x, write);
+    return write(f32(1) / call("sqrtf", x));  // 1.f / std::sqrt(f)
+  }));
+  return kb.finish(ir::seq(body));
+}
 
 // ---------------------------------------------------------------- binary
 
@@ -260,9 +459,42 @@ Expr call(const std::string& name, const Expr& x) { return ir::call(name, {x}, k
 Expr minimum(const Graph&, const Node&, Operands in) { return std_min(in[0], in[1]); }
 Expr maximum(const Graph&, const Node&, Operands in) { return std_max(in[0], in[1]); }
 
-Expr squared_difference(const Graph&, const Node&, Operands in) {
-  Expr d = in[0] - in[1];
-  return d * d;
+// SQUARED_DIFFERENCE: float32, int32 (wrapping), and int8 / int16 quantized per tensor
+// (int16 with zero points 0).
+void infer_squared_difference(Graph& g, Node& node) {
+  binary({kF32, kI8, kI16, kI32})(g, node);
+  DataType t = g.tensor(node.inputs[0]).dtype;
+  if (t != kI8 && t != kI16) return;
+  for (TensorId id : {node.inputs[0], node.inputs[1], node.outputs[0]}) require_scale_and_zero_point(g, node, id, t, t == kI16);
+}
+
+Expr squared_difference(const Graph& g, const Node& node, Operands in) {
+  DataType t = g.tensor(node.inputs[0]).dtype;
+  if (t == kF32) {
+    Expr d = in[0] - in[1];
+    return d * d;
+  }
+  if (t == kI32) {
+    Expr d = wrapping_sub(in[0], in[1]);
+    return wrapping_mul(d, d);
+  }
+  // PrepareQuantized: int8 values at 2^7 (the squares of 255 * 2^7 stay in int32), int16
+  // ones at 2^0; both inputs rescaled to half the larger input scale, the square of the
+  // difference to the output's scale; the ratios in double from the float scales.
+  TensorId a = node.inputs[0], b = node.inputs[1], y = node.outputs[0];
+  int left_shift = t == kI8 ? 7 : 0;
+  double twice_max_input_scale = 2.0 * static_cast<double>(std::max(float_scale(g, a), float_scale(g, b)));
+  QuantizedMultiplier a_multiplier = quantize_multiplier(static_cast<double>(float_scale(g, a)) / twice_max_input_scale);
+  QuantizedMultiplier b_multiplier = quantize_multiplier(static_cast<double>(float_scale(g, b)) / twice_max_input_scale);
+  // (1 << 2 * left_shift) * output scale is a float product in TFLite.
+  float output_denominator = static_cast<float>(1 << (2 * left_shift)) * float_scale(g, y);
+  QuantizedMultiplier output_multiplier =
+      quantize_multiplier(twice_max_input_scale * twice_max_input_scale / static_cast<double>(output_denominator));
+  Expr scaled_a = requantized(centered(g, a, in[0]) * (1 << left_shift), a_multiplier);
+  Expr scaled_b = requantized(centered(g, b, in[1]) * (1 << left_shift), b_multiplier);
+  Expr difference = scaled_a - scaled_b;
+  Expr output = requantized(difference * difference, output_multiplier) + tflite::zero_point_of(g, y);
+  return clamped(g, node, output, type_range(t));
 }
 
 const std::vector<DataType> kFloatOnly = {kF32};
@@ -270,12 +502,16 @@ const std::vector<DataType> kFloatInt8Int16 = {kF32, DataType::Int(8), DataType:
 
 AOTC_REGISTER_OP("tfl.LOGISTIC", elementwise_op([](Graph& g, Node& n) { infer_logistic_or_tanh(g, n, true); },
                                                 [](const Graph& g, const Node& n, Operands in) {
-                                                  if (is_quantized(g, n.inputs[0])) return int8_sigmoid_like(g, n, in[0], true);
+                                                  DataType t = g.tensor(n.inputs[0]).dtype;
+                                                  if (t == kI16) return int16_sigmoid_like(g, n, in[0], true);
+                                                  if (t == kI8) return int8_sigmoid_like(g, n, in[0], true);
                                                   return tflite::float_logistic(in[0]);
                                                 }));
 AOTC_REGISTER_OP("tfl.TANH", elementwise_op([](Graph& g, Node& n) { infer_logistic_or_tanh(g, n, false); },
                                             [](const Graph& g, const Node& n, Operands in) {
-                                              if (is_quantized(g, n.inputs[0])) return int8_sigmoid_like(g, n, in[0], false);
+                                              DataType t = g.tensor(n.inputs[0]).dtype;
+                                              if (t == kI16) return int16_sigmoid_like(g, n, in[0], false);
+                                              if (t == kI8) return int8_sigmoid_like(g, n, in[0], false);
                                               return call("tanhf", in[0]);
                                             }));
 AOTC_REGISTER_OP("tfl.RELU", elementwise_op(unary(kFloatInt8Int16), relu));
@@ -284,21 +520,18 @@ AOTC_REGISTER_OP("tfl.RELU_N1_TO_1", elementwise_op(unary(kFloatOnly), relu_n1_t
 AOTC_REGISTER_OP("tfl.LEAKY_RELU", elementwise_op(unary(kFloatInt8Int16), leaky_relu));
 AOTC_REGISTER_OP("tfl.HARD_SWISH", elementwise_op(infer_hard_swish, hard_swish));
 AOTC_REGISTER_OP("tfl.PRELU", elementwise_op(infer_prelu, prelu));
-AOTC_REGISTER_OP("tfl.ABS", elementwise_op(unary(kFloatOnly),
-                                           [](const Graph&, const Node&, Operands in) { return call("fabsf", in[0]); }));
+AOTC_REGISTER_OP("tfl.ABS", elementwise_op(infer_abs, abs_value));
 AOTC_REGISTER_OP("tfl.NEG", elementwise_op(unary(kFloatOnly), [](const Graph&, const Node&, Operands in) { return -in[0]; }));
 AOTC_REGISTER_OP("tfl.SQRT", elementwise_op(unary(kFloatOnly),
                                             [](const Graph&, const Node&, Operands in) { return call("sqrtf", in[0]); }));
-AOTC_REGISTER_OP("tfl.RSQRT", elementwise_op(unary(kFloatOnly), [](const Graph&, const Node&, Operands in) {
-                   return f32(1) / call("sqrtf", in[0]);
-                 }));
+AOTC_REGISTER_OP("tfl.RSQRT", kernel_op(infer_rsqrt, lower_rsqrt).with({Role::kAnchor, Role::kInPlace}));
 AOTC_REGISTER_OP("tfl.EXP", elementwise_op(unary(kFloatOnly),
                                            [](const Graph&, const Node&, Operands in) { return call("expf", in[0]); }));
 AOTC_REGISTER_OP("tfl.LOG", elementwise_op(unary(kFloatOnly),
                                            [](const Graph&, const Node&, Operands in) { return call("logf", in[0]); }));
 AOTC_REGISTER_OP("tfl.MINIMUM", elementwise_op(binary({kF32, DataType::Int(8), DataType::Int(16), DataType::Int(32)}), minimum));
 AOTC_REGISTER_OP("tfl.MAXIMUM", elementwise_op(binary({kF32, DataType::Int(8), DataType::Int(16), DataType::Int(32)}), maximum));
-AOTC_REGISTER_OP("tfl.SQUARED_DIFFERENCE", elementwise_op(binary(kFloatOnly), squared_difference));
+AOTC_REGISTER_OP("tfl.SQUARED_DIFFERENCE", elementwise_op(infer_squared_difference, squared_difference));
 
 }  // namespace
 }  // namespace aotc

@@ -16,8 +16,13 @@
 // (reference_ops::ArgMinMax compares strictly), as int32 or int64.
 //
 // L2_NORMALIZATION (float) divides each row along the last axis by
-// max(sqrt(sum of squares), 1e-6), the sum in the row's order (reference_ops).
+// max(sqrt(sum of squares), 1e-6), the sum in the row's order (reference_ops). int8
+// (reference_integer_ops::L2Normalization) sums the squares of x - zero point in int32,
+// takes TFLite's fixed-point 1 / sqrt of the sum as a multiplier and shift
+// (runtime-c/aotc_quant_softmax.h), and requantizes each x - zero point by it to steps of
+// 1/128 at zero point 0, whatever the output tensor declares (TFLite Micro reads neither).
 #include <algorithm>
+#include <cstdint>
 
 #include "aot/graph/op_registry.h"
 #include "lowering/ir/runtime_calls.h"
@@ -211,10 +216,21 @@ LoweredOp lower_arg(const LowerContext& ctx, bool is_max) {
 
 // ---------------------------------------------------------------- L2_NORMALIZATION
 
+// The int8 sum of squares of a row is an int32: at most 255^2 per element.
+constexpr int64_t kMaxInt8L2Depth = INT32_MAX / (255 * 255);
+
 void infer_l2_normalization(Graph& g, Node& node) {
   const Tensor& x = require_input(g, node, 0);
-  if (x.dtype != DataType::Float32()) node_error(node, "input is " + x.dtype.str() + "; only float32 is supported");
+  if (x.dtype != DataType::Float32() && x.dtype != DataType::Int(8))
+    node_error(node, "input is " + x.dtype.str() + "; supported: float32 and int8");
   if (x.shape.empty()) node_error(node, "input must have at least one dimension");
+  if (x.dtype == DataType::Int(8)) {
+    tflite::require_per_tensor_quantized(g, node, node.inputs[0]);
+    if (x.shape.back() > kMaxInt8L2Depth)
+      node_error(node, "rows of " + std::to_string(x.shape.back()) +
+                           " int8 elements: their int32 sum of squares may overflow (at most " +
+                           std::to_string(kMaxInt8L2Depth) + ")");
+  }
   std::string act = node.attr_string("fused_activation", "NONE");
   if (act != "NONE") node_error(node, "fused activation " + act + " is not supported (TFLite takes none)");
   tflite::set_declared_output(g, node, 0, x.dtype, x.shape);
@@ -227,14 +243,30 @@ LoweredOp lower_l2_normalization(const LowerContext& ctx) {
   AxisSplit split(x_tensor.shape, reduced);
   KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
+  bool integer = x->dtype == DataType::Int(8);
+  // The element as the sums and the integer kernel see it: x - zero point for int8.
+  auto element = [&](const std::vector<Expr>& at) {
+    Expr v = ir::load(x, at);
+    return integer ? ir::cast(DataType::Int(32), v) - tflite::zero_point_of(ctx.graph, ctx.node.inputs[0]) : v;
+  };
   ir::Stmt body = split.for_each_group([&](const std::vector<Expr>& kept) {
     auto sum = [&](const Accumulator& acc) {
       return split.for_each_element(kept, [&](const std::vector<Expr>& at) {
-        Expr v = ir::load(x, at);
+        Expr v = element(at);
         return acc.set(acc.value() + v * v);
       });
     };
+    auto write_integer = [&](const Expr& squares) {
+      // Each element times 1 / sqrt(squares), at 2^7 (steps of 1/128).
+      ir::Var multiplier = ir::make_var("inv_l2norm"), shift = ir::make_var("inv_l2norm_shift");
+      ir::Stmt rescale = split.for_each_element(kept, [&](const std::vector<Expr>& at) {
+        Expr v = ir::mul_by_quantized_multiplier(element(at), ir::var_expr(multiplier), ir::var_expr(shift) + 7);
+        return ir::store(y, at, ir::cast(DataType::Int(8), tflite::clamp(v, {-128, 127})));
+      });
+      return ir::let(multiplier, ir::inv_sqrt_multiplier(squares), ir::let(shift, ir::inv_sqrt_shift(squares), rescale));
+    };
     auto write = [&](const Expr& squares) {
+      if (integer) return write_integer(squares);
       Expr norm = ir::call("sqrtf", {squares}, DataType::Float32());
       Expr epsilon = ir::make_float(1e-6);
       Expr divisor = ir::select(norm < epsilon, epsilon, norm);  // std::max(l2_norm, epsilon)
@@ -242,7 +274,7 @@ LoweredOp lower_l2_normalization(const LowerContext& ctx) {
         return ir::store(y, at, ir::load(x, at) / divisor);
       });
     };
-    return accumulate(ir::make_float(0.0), sum, write);
+    return accumulate(integer ? ir::make_int(0) : ir::make_float(0.0), sum, write);
   });
   return kb.finish(body);
 }

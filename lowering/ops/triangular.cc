@@ -34,13 +34,12 @@ void infer_trilu(Graph& g, Node& node) {
 }
 
 // upper: keep j - i >= k; lower: keep j - i <= k; zero elsewhere.
-LoweredOp lower_trilu(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  const Tensor& x_tensor = ctx.graph.tensor(ctx.node.inputs[0]);
+LoweredOp lower_trilu(const Graph& g, const Node& node, KernelBuilder& kb) {
+  const Tensor& x_tensor = g.tensor(node.inputs[0]);
   size_t rank = x_tensor.shape.size();
   int64_t rows = x_tensor.shape[rank - 2], cols = x_tensor.shape[rank - 1];
-  Expr k = ir::make_int(clamp_diagonal(trilu_k(ctx.graph, ctx.node), rows, cols));
-  bool upper = ctx.node.attr_int("upper", 1) != 0;
+  Expr k = ir::make_int(clamp_diagonal(trilu_k(g, node), rows, cols));
+  bool upper = node.attr_int("upper", 1) != 0;
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   return kb.finish(ir::loop_nest(x_tensor.shape, {}, [&](const std::vector<Expr>& i) {
@@ -67,11 +66,10 @@ void infer_eye_like(Graph& g, Node& node) {
 }
 
 // Ones where j - i = k, zeros elsewhere; the input's values are not read.
-LoweredOp lower_eye_like(const LowerContext& ctx) {
-  KernelBuilder kb(ctx);
-  const Tensor& y_tensor = ctx.graph.tensor(ctx.node.outputs[0]);
+LoweredOp lower_eye_like(const Graph& g, const Node& node, KernelBuilder& kb) {
+  const Tensor& y_tensor = g.tensor(node.outputs[0]);
   int64_t rows = y_tensor.shape[0], cols = y_tensor.shape[1];
-  Expr k = ir::make_int(clamp_diagonal(ctx.node.attr_int("k", 0), rows, cols));
+  Expr k = ir::make_int(clamp_diagonal(node.attr_int("k", 0), rows, cols));
   ir::Buffer y = kb.output(0, "Y");
   DataType t = y->dtype;
   Expr one = t.is_float() ? ir::make_float(1.0, t) : ir::make_int(1, t);

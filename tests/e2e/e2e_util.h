@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -88,6 +89,66 @@ inline void expect_close(const std::vector<float>& got, const std::vector<float>
     if (excess > worst_excess) worst_excess = excess, worst = i;
   }
   EXPECT_LE(worst_excess, 0.0) << "element " << worst << ": got " << got[worst] << ", want " << want[worst];
+}
+
+// Compiles `c_file` (headers from `include_dir`) to `object` with `cc` as strict C99
+// (-Wall -Wextra -Werror -pedantic -O2), as generated C must build; returns the exit
+// status, with what the compiler printed in *log.
+inline int compile_strict_c99(const std::string& cc, const std::string& c_file, const std::string& include_dir,
+                              const std::string& object, std::string* log) {
+  return run_process(
+      {cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", c_file, "-I" + include_dir, "-o", object},
+      log);
+}
+
+// Writes `source`, a C program that calls the model, to `program`.c and builds it into
+// `program` with the C that `aotc compile` wrote to `model_dir` (model.c, model_constants.c,
+// aotc_runtime.c), as C99 at -O2 with `warnings` (which make warnings errors). Returns the
+// compiler's exit status, with what it printed in *log.
+inline int build_harness(const std::string& source, const std::string& model_dir, const std::string& program,
+                         const std::vector<std::string>& warnings, std::string* log) {
+  {
+    std::ofstream file(program + ".c");
+    file << source;
+  }
+  std::vector<std::string> command = {"cc", "-std=c99"};
+  command.insert(command.end(), warnings.begin(), warnings.end());
+  std::vector<std::string> files = {"-O2", "-I" + model_dir, program + ".c", model_dir + "/model.c",
+                                    model_dir + "/model_constants.c", model_dir + "/aotc_runtime.c", "-lm", "-o", program};
+  command.insert(command.end(), files.begin(), files.end());
+  return run_process(command, log);
+}
+
+// A fixture (Base: ::testing::Test or TestWithParam<...>) with a fresh temporary directory
+// for each test, named from `prefix` and removed after it; tmp(name) is a path in it.
+template <typename Base = ::testing::Test>
+class TempDirTest : public Base {
+ protected:
+  explicit TempDirTest(std::string prefix) : prefix_(std::move(prefix)) {}
+  void SetUp() override { dir_ = std::make_unique<TempDir>(prefix_); }
+  std::string tmp(const std::string& name) const { return dir_->path() + "/" + name; }
+  std::unique_ptr<TempDir> dir_;
+
+ private:
+  std::string prefix_;
+};
+
+// `aotc run` of `model` on each of its four reference inputs (input_<k>.bin in
+// `reference_dir`, which ends in '/') must write output_<k>.bin: the same bytes, or for a
+// float output the same values within a relative error of 1e-5. Outputs go to `scratch_dir`.
+inline void expect_reference_outputs(const std::string& model, const std::string& reference_dir, bool float_output,
+                                     const std::string& scratch_dir) {
+  for (int k = 0; k < 4; ++k) {
+    std::string out = scratch_dir + "/output_" + std::to_string(k) + ".bin";
+    std::string want = reference_dir + "output_" + std::to_string(k) + ".bin";
+    Result r = run({"run", model, "--inputs", reference_dir + "input_" + std::to_string(k) + ".bin", "--outputs", out});
+    ASSERT_EQ(r.status, 0) << r.output;
+    if (float_output) {
+      expect_close(read_floats(out), read_floats(want), 1e-5, 0.0);
+    } else {
+      EXPECT_EQ(read_bytes(out), read_bytes(want)) << "input " << k;
+    }
+  }
 }
 
 }  // namespace aotc::e2e

@@ -13,10 +13,9 @@ namespace fs = std::filesystem;
 
 const std::string kRelu = "/usr/share/libonnx-testdata/data/node/test_relu";
 
-class Cli : public ::testing::Test {
+class Cli : public TempDirTest<> {
  protected:
-  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-cli-test"); }
-  std::string tmp(const std::string& name) const { return dir_->path() + "/" + name; }
+  Cli() : TempDirTest("aotc-cli-test") {}
   // Compiles `model` and expects failure with `message` and no output directory.
   void expect_compile_error(const std::string& model, const std::string& message) {
     Result r = run({"compile", model, "-o", tmp("out")});
@@ -27,7 +26,6 @@ class Cli : public ::testing::Test {
     for (auto& entry : fs::directory_iterator(dir_->path()))
       EXPECT_EQ(entry.path().filename().string().find("staging"), std::string::npos) << "left behind: " << entry.path();
   }
-  std::unique_ptr<TempDir> dir_;
 };
 
 TEST_F(Cli, HelpAndVersion) {

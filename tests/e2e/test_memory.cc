@@ -10,10 +10,9 @@ namespace {
 
 const std::string kVwwFloat = "models/mlperf-tiny/vww_96_float";
 
-class Memory : public ::testing::Test {
+class Memory : public TempDirTest<> {
  protected:
-  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-memory-test"); }
-  std::string tmp(const std::string& name) const { return dir_->path() + "/" + name; }
+  Memory() : TempDirTest("aotc-memory-test") {}
   std::string model() const { return shared_path(kVwwFloat + ".tflite"); }
   std::string reference(const std::string& file) const {
     return shared_path("models/mlperf-tiny/reference/vww_96_float/" + file);
@@ -32,7 +31,6 @@ class Memory : public ::testing::Test {
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_EQ(read_bytes(tmp("y.bin")), read_bytes(reference("output_0.bin")));
   }
-  std::unique_ptr<TempDir> dir_;
 };
 
 TEST_F(Memory, ReportTableAndPicture) {

@@ -16,27 +16,15 @@ struct MlperfModel {
 
 std::ostream& operator<<(std::ostream& os, const MlperfModel& m) { return os << m.name; }
 
-class MlperfTiny : public ::testing::TestWithParam<MlperfModel> {
+class MlperfTiny : public TempDirTest<::testing::TestWithParam<MlperfModel>> {
  protected:
-  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-mlperf"); }
-  std::unique_ptr<TempDir> dir_;
+  MlperfTiny() : TempDirTest("aotc-mlperf") {}
 };
 
 TEST_P(MlperfTiny, MatchesTfliteMicroOnAllReferenceInputs) {
   const MlperfModel& m = GetParam();
-  std::string model = shared_path("models/mlperf-tiny/" + m.name + ".tflite");
-  std::string ref = shared_path("models/mlperf-tiny/reference/" + m.name + "/");
-  for (int k = 0; k < 4; ++k) {
-    std::string out = dir_->path() + "/output_" + std::to_string(k) + ".bin";
-    Result r = run({"run", model, "--inputs", ref + "input_" + std::to_string(k) + ".bin", "--outputs", out});
-    ASSERT_EQ(r.status, 0) << r.output;
-    std::string want_path = ref + "output_" + std::to_string(k) + ".bin";
-    if (m.int8_output) {
-      EXPECT_EQ(read_bytes(out), read_bytes(want_path)) << "input " << k;
-    } else {
-      expect_close(read_floats(out), read_floats(want_path), 1e-5, 0.0);
-    }
-  }
+  expect_reference_outputs(shared_path("models/mlperf-tiny/" + m.name + ".tflite"),
+                           shared_path("models/mlperf-tiny/reference/" + m.name + "/"), !m.int8_output, dir_->path());
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, MlperfTiny,

@@ -11,11 +11,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class RealModel : public ::testing::TestWithParam<std::string> {
+class RealModel : public TempDirTest<::testing::TestWithParam<std::string>> {
  protected:
-  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-model-test"); }
+  RealModel() : TempDirTest("aotc-model-test") {}
   std::string model_dir() const { return source_path("tests/models/" + GetParam()); }
-  std::string tmp(const std::string& name) const { return dir_->path() + "/" + name; }
   // Float activations of these models exceed cortex-m4.toml's default 128K pool.
   static std::vector<std::string> target_args(const std::string& target) {
     if (target == "host") return {"--target", target};
@@ -47,9 +46,7 @@ TEST_P(RealModel, GeneratedCBuildsWithStrictWarnings) {
     for (const std::string cc : {"clang", "gcc"}) {
       for (const char* file : {"net.c", "net_constants.c", "aotc_runtime.c"}) {
         std::string log;
-        int status = run_process({cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", out + "/" + file,
-                              "-I" + out, "-o", tmp(std::string(file) + "." + cc + ".o")},
-                             &log);
+        int status = compile_strict_c99(cc, out + "/" + file, out, tmp(std::string(file) + "." + cc + ".o"), &log);
         EXPECT_EQ(status, 0) << cc << " " << target << " " << file << ":\n" << log;
       }
     }

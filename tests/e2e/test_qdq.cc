@@ -62,13 +62,12 @@ std::vector<std::pair<std::string, std::string>> kernels_by_op(const std::string
   return kernels;
 }
 
-class QdqModelTest : public ::testing::TestWithParam<QdqModel> {
+class QdqModelTest : public TempDirTest<::testing::TestWithParam<QdqModel>> {
  protected:
-  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-qdq-test"); }
+  QdqModelTest() : TempDirTest("aotc-qdq-test") {}
   std::string model_file(const std::string& name) const {
     return source_path("tests/models/qdq/" + GetParam().name + "/" + name);
   }
-  std::string tmp(const std::string& name) const { return dir_->path() + "/" + name; }
 
   void expect_reference_output(const std::vector<std::string>& target_args) {
     std::string inputs;
@@ -86,8 +85,6 @@ class QdqModelTest : public ::testing::TestWithParam<QdqModel> {
       if (got[i] != want[i] && differing_bytes++ == 0) first = i;
     EXPECT_EQ(differing_bytes, 0u) << "first at byte " << first << " of " << want.size();
   }
-
-  std::unique_ptr<TempDir> dir_;
 };
 
 TEST_P(QdqModelTest, MatchesTheReferenceExactly) { expect_reference_output({"--target", "host"}); }
@@ -120,9 +117,7 @@ TEST_P(QdqModelTest, GeneratedCBuildsWithStrictWarnings) {
   ASSERT_EQ(r.status, 0) << r.output;
   for (const std::string cc : {"clang", "gcc"}) {
     std::string log;
-    int status = run_process({cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", tmp("out/net.c"),
-                              "-I" + tmp("out"), "-o", tmp("net." + cc + ".o")},
-                             &log);
+    int status = compile_strict_c99(cc, tmp("out/net.c"), tmp("out"), tmp("net." + cc + ".o"), &log);
     EXPECT_EQ(status, 0) << cc << ":\n" << log;
   }
 }

@@ -23,26 +23,14 @@ std::string reference_path(const std::string& name, const std::string& file) {
   return shared_path("models/tflite-micro/reference/" + name + "/" + file);
 }
 
-class TfliteMicro : public ::testing::TestWithParam<MicroModel> {
+class TfliteMicro : public TempDirTest<::testing::TestWithParam<MicroModel>> {
  protected:
-  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-tflite-micro"); }
-  std::unique_ptr<TempDir> dir_;
+  TfliteMicro() : TempDirTest("aotc-tflite-micro") {}
 };
 
 TEST_P(TfliteMicro, MatchesTfliteMicroOnAllReferenceInputs) {
   const MicroModel& m = GetParam();
-  for (int k = 0; k < 4; ++k) {
-    std::string out = dir_->path() + "/output_" + std::to_string(k) + ".bin";
-    std::string want = reference_path(m.name, "output_" + std::to_string(k) + ".bin");
-    Result r = run({"run", model_path(m.name), "--inputs", reference_path(m.name, "input_" + std::to_string(k) + ".bin"),
-                    "--outputs", out});
-    ASSERT_EQ(r.status, 0) << r.output;
-    if (m.float_output) {
-      expect_close(read_floats(out), read_floats(want), 1e-5, 0.0);
-    } else {
-      EXPECT_EQ(read_bytes(out), read_bytes(want)) << "input " << k;
-    }
-  }
+  expect_reference_outputs(model_path(m.name), reference_path(m.name, ""), m.float_output, dir_->path());
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, TfliteMicro,
@@ -84,11 +72,9 @@ int main(int argc, char** argv) {
 }
 )";
 
-class TfliteMicroState : public ::testing::TestWithParam<std::string> {
+class TfliteMicroState : public TempDirTest<::testing::TestWithParam<std::string>> {
  protected:
-  void SetUp() override { dir_ = std::make_unique<TempDir>("aotc-tflite-state"); }
-  std::string tmp(const std::string& name) const { return dir_->path() + "/" + name; }
-  std::unique_ptr<TempDir> dir_;
+  TfliteMicroState() : TempDirTest("aotc-tflite-state") {}
 };
 
 // The first run starts from TFLite Micro's initial state and gives its output; the second
@@ -102,17 +88,8 @@ TEST_P(TfliteMicroState, StateCarriesOverUntilReset) {
   EXPECT_NE(header.find("void model_reset(void);"), std::string::npos) << header;
   EXPECT_NE(header.find("#define MODEL_STATE_SIZE "), std::string::npos) << header;
   EXPECT_NE(header.find("MODEL_STATE_SIZE) from one"), std::string::npos) << header;
-  {
-    std::ofstream harness(tmp("harness.c"));
-    harness << kStatefulHarness;
-  }
   std::string log;
-  ASSERT_EQ(run_process({"cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-I" + tmp("out"), tmp("harness.c"),
-                         tmp("out/model.c"), tmp("out/model_constants.c"), tmp("out/aotc_runtime.c"), "-lm", "-o",
-                         tmp("harness")},
-                        &log),
-            0)
-      << log;
+  ASSERT_EQ(build_harness(kStatefulHarness, tmp("out"), tmp("harness"), {"-Wall", "-Wextra", "-Werror"}, &log), 0) << log;
   std::string want = read_bytes(reference_path(name, "output_0.bin"));
   ASSERT_EQ(run_process({tmp("harness"), reference_path(name, "input_0.bin"), std::to_string(want.size()), tmp("y1.bin"),
                          tmp("y2.bin"), tmp("y3.bin")},

@@ -1,9 +1,10 @@
 // The TFLite operators beyond the MLPerf Tiny set, end to end: a single-operator model of
-// each (float and int8 where TFLite Micro has both), built with tests/tflite_model_builder.h,
+// each (float, int8 and int16 where TFLite Micro has them), built with tests/tflite_model_builder.h,
 // goes through `aotc compile`, and its generated C builds with gcc and clang under
 // -std=c99 -Wall -Wextra -Werror -pedantic. A few run through `aotc run` against values
 // worked out by hand. (The operators' arithmetic is checked element by element in
-// tests/unit/test_tflite_*.cc.)
+// tests/unit/test_tflite_*.cc, and the quantized activations, math, L2_NORMALIZATION and
+// RESIZE_BILINEAR through the compiled C in test_tflite_operator_values.cc.)
 #include <fstream>
 #include <tuple>
 
@@ -15,9 +16,7 @@ namespace {
 
 using test::TfliteModelBuilder;
 using FBB = flatbuffers::FlatBufferBuilder;
-constexpr auto kF32 = tfl::TensorType_FLOAT32;
-constexpr auto kI8 = tfl::TensorType_INT8;
-constexpr auto kI32 = tfl::TensorType_INT32;
+using namespace test::tensor_types;
 
 struct ModelCase {
   std::string name;
@@ -110,6 +109,47 @@ std::vector<ModelCase> cases() {
                      int32_t x = b.input("x", kI8, {1, 4, 4, 2}, 0.1f, -3);
                      int32_t y = b.output("y", kI8, {1, 4, 4, 2}, zero_point == 0 ? 1.0f / 128 : 1.0f / 256, zero_point);
                      b.op(code, {x}, {y});
+                     return b;
+                   }});
+  // The int16 and int8 variants of the activations and math (their values are checked in
+  // test_tflite_operator_values.cc).
+  for (auto [name, code, scale, out_scale] : std::vector<std::tuple<std::string, tfl::BuiltinOperator, float, float>>{
+           {"logistic_int16", tfl::BuiltinOperator_LOGISTIC, 0.001f, 1.0f / 32768},
+           {"tanh_int16", tfl::BuiltinOperator_TANH, 1.0f / 4096, 1.0f / 32768},
+           {"abs_int16", tfl::BuiltinOperator_ABS, 0.001f, 0.002f}})
+    out.push_back({name, [=] {
+                     TfliteModelBuilder b;
+                     int32_t x = b.input("x", tfl::TensorType_INT16, {1, 4, 4, 2}, scale, 0);
+                     int32_t y = b.output("y", tfl::TensorType_INT16, {1, 4, 4, 2}, out_scale, 0);
+                     b.op(code, {x}, {y});
+                     return b;
+                   }});
+  for (auto [name, code] : std::vector<std::pair<std::string, tfl::BuiltinOperator>>{
+           {"abs_int8", tfl::BuiltinOperator_ABS},
+           {"rsqrt_int8", tfl::BuiltinOperator_RSQRT},
+           {"l2_normalization_int8", tfl::BuiltinOperator_L2_NORMALIZATION}})
+    out.push_back({name, [=] {
+                     TfliteModelBuilder b;
+                     int32_t x = b.input("x", kI8, {1, 4, 4, 2}, 0.1f, -3);
+                     int32_t y = b.output("y", kI8, {1, 4, 4, 2}, 1.0f / 128, 0);
+                     b.op(code, {x}, {y});
+                     return b;
+                   }});
+  out.push_back({"prelu_int16", [] {
+                   TfliteModelBuilder b;
+                   int32_t x = b.input("x", tfl::TensorType_INT16, {1, 4, 4, 2}, 0.001f, 0);
+                   int32_t alpha = b.constant("alpha", kI8, {2}, std::vector<int8_t>{-20, 90}, 0.01f, 3);
+                   int32_t y = b.output("y", tfl::TensorType_INT16, {1, 4, 4, 2}, 0.001f, 0);
+                   b.op(tfl::BuiltinOperator_PRELU, {x, alpha}, {y});
+                   return b;
+                 }});
+  for (auto type : {kI8, tfl::TensorType_INT16})
+    out.push_back({std::string("squared_difference_") + (type == kI8 ? "int8" : "int16"), [=] {
+                     TfliteModelBuilder b;
+                     int32_t x = b.input("x", type, {1, 4, 4, 2}, 0.01f, 0);
+                     int32_t z = b.input("z", type, {2}, 0.02f, 0);
+                     int32_t y = b.output("y", type, {1, 4, 4, 2}, 0.05f, 0);
+                     b.op(tfl::BuiltinOperator_SQUARED_DIFFERENCE, {x, z}, {y});
                      return b;
                    }});
   out.push_back({"pack_unpack_split", [] {

@@ -252,16 +252,27 @@ class OneNode {
   // An output with the type, shape and quantization the model declares (TFLite declares
   // every tensor; its shape functions check what they infer against it).
   OneNode& output(DataType dtype, const Shape& declared_shape, Quant quant = {}) {
-    TensorId id = add_tensor(graph_, "out", dtype, declared_shape, quant);
+    TensorId id = add_tensor(graph_, next_output_name(), dtype, declared_shape, quant);
     node_.outputs.push_back(id);
     graph_.outputs.push_back(id);
+    return *this;
+  }
+  // The next output, of unknown shape, read as a graph output; or left out (`present`
+  // false), as a recurrent node's Y when only Y_h is wanted.
+  OneNode& optional_output(bool present) {
+    TensorId id = kNoTensor;
+    if (present) {
+      id = graph_.add_tensor(Tensor{next_output_name(), DataType::Float32()});
+      graph_.outputs.push_back(id);
+    }
+    node_.outputs.push_back(id);
     return *this;
   }
   // One more output of unknown shape, after output 0 (MaxPool's Indices, BatchNormalization's
   // training statistics); `graph_output` says whether anything reads it.
   OneNode& extra_output(bool graph_output) {
     add_default_output();
-    TensorId id = graph_.add_tensor(Tensor{"out" + std::to_string(node_.outputs.size()), DataType::Float32()});
+    TensorId id = graph_.add_tensor(Tensor{next_output_name(), DataType::Float32()});
     node_.outputs.push_back(id);
     if (graph_output) graph_.outputs.push_back(id);
     return *this;
@@ -274,7 +285,7 @@ class OneNode {
   }
 
   // Runs the shape function (again, when called again), then fuses the epilogue; returns
-  // the shape of output 0.
+  // the shape of output 0 (none when it is left out).
   Shape infer() {
     add_default_output();
     if (node_.body.empty()) {
@@ -282,7 +293,7 @@ class OneNode {
       attach_epilogue();
     }
     inferred_ = true;
-    return graph_.tensor(node_.outputs[0]).shape;
+    return node_.outputs[0] == kNoTensor ? Shape{} : graph_.tensor(node_.outputs[0]).shape;
   }
 
   // The message of the CompileError that shape inference or lowering throws ("" if none).
@@ -303,13 +314,23 @@ class OneNode {
     return run_output<T>(0);
   }
 
-  // The same for output `index` (TopK's Indices, Split's pieces...).
+  // The same for output `index` (TopK's Indices, LayerNormalization's Mean...).
   template <typename T = float>
   std::vector<T> run_output(size_t index) {
+    return run_outputs<T>().at(index);
+  }
+
+  // The elements of every output from one run (Split's pieces); none for one left out or
+  // that nothing reads (which the kernel may skip).
+  template <typename T = float>
+  std::vector<std::vector<T>> run_outputs() {
     if (!inferred_) infer();
     Memory memory = values_;
     run_node(graph_, node_, &memory, target_);
-    return from_bytes<T>(memory.at(node_.outputs.at(index)));
+    std::vector<std::vector<T>> outputs;
+    for (TensorId id : node_.outputs)
+      outputs.push_back(memory.count(id) ? from_bytes<T>(memory.at(id)) : std::vector<T>{});
+    return outputs;
   }
 
   // The status the kernel returns on the inputs' values (0, or AOTC_ERR_INVALID_ARGUMENT
@@ -335,10 +356,11 @@ class OneNode {
 
  private:
   void add_default_output() {
-    if (!node_.outputs.empty()) return;
-    TensorId id = graph_.add_tensor(Tensor{"out", DataType::Float32()});
-    node_.outputs.push_back(id);
-    graph_.outputs.push_back(id);
+    if (node_.outputs.empty()) optional_output(true);
+  }
+  // "out", then "out1", "out2"...
+  std::string next_output_name() const {
+    return "out" + (node_.outputs.empty() ? std::string() : std::to_string(node_.outputs.size()));
   }
 
   // Chains the epilogue steps the way fuse_operators does: the node's own output becomes
@@ -379,9 +401,14 @@ class GraphBuilder {
   // A graph input with these values; T is its element type.
   template <typename T>
   TensorId input(const std::string& name, const Shape& shape, const std::vector<T>& values) {
-    TensorId id = add_tensor(graph, name, dtype_of<T>(), shape);
-    graph.inputs.push_back(id);
+    TensorId id = input(name, shape, dtype_of<T>());
     input_values[id] = to_bytes(values);
+    return id;
+  }
+  // A graph input whose values nothing reads (the graph passes only look at shapes).
+  TensorId input(const std::string& name, const Shape& shape, DataType dtype = DataType::Float32()) {
+    TensorId id = add_tensor(graph, name, dtype, shape);
+    graph.inputs.push_back(id);
     return id;
   }
 
@@ -389,18 +416,34 @@ class GraphBuilder {
   TensorId constant(const std::string& name, const Shape& shape, const std::vector<T>& values) {
     return graph.add_constant(name, dtype_of<T>(), shape, to_bytes(values));
   }
+  TensorId constant(const std::string& name, const Shape& shape, const std::vector<float>& values) {
+    return constant<float>(name, shape, values);
+  }
 
-  // A node with one output, which it returns.
+  // A node with one output, which it returns; named after its operator and position, or
+  // `name` (its output then `name`_out).
   TensorId node(const std::string& op, const std::vector<TensorId>& inputs,
                 const std::map<std::string, AttrValue>& attrs = {}) {
+    return named_node(op, op + std::to_string(graph.nodes.size()), inputs, attrs);
+  }
+  TensorId named_node(const std::string& op, const std::string& name, const std::vector<TensorId>& inputs,
+                      const std::map<std::string, AttrValue>& attrs = {}) {
     Node n;
-    n.name = op + std::to_string(graph.nodes.size());
+    n.name = name;
     n.op = op;
     n.inputs = inputs;
     n.outputs = {graph.add_tensor(Tensor{n.name + "_out", DataType::Float32()})};
     n.attrs = attrs;
     graph.nodes.push_back(n);
     return n.outputs[0];
+  }
+
+  // Makes `outputs` the graph's outputs, infers shapes and runs the graph pass `pass`.
+  const Graph& after(std::vector<TensorId> outputs, void (*pass)(Graph&)) {
+    graph.outputs = std::move(outputs);
+    infer_shapes(graph);
+    pass(graph);
+    return graph;
   }
 
   // Makes `out` the graph's output, infers shapes and runs every kernel; returns the

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "aot/graph/graph_printer.h"
 #include "aot/passes/graph_passes.h"
@@ -13,64 +12,18 @@
 namespace aotc {
 namespace {
 
-std::vector<uint8_t> float_bytes(const std::vector<float>& v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-class GraphBuilder {
- public:
-  GraphBuilder() {
-    g.source_format = "onnx";
-    g.opset = 13;
-  }
-  TensorId input(const std::string& name, std::vector<int64_t> shape) {
-    Tensor t;
-    t.name = name;
-    t.dtype = DataType::Float32();
-    t.shape = std::move(shape);
-    t.shape_known = true;
-    TensorId id = g.add_tensor(t);
-    g.inputs.push_back(id);
-    return id;
-  }
-  TensorId constant(const std::string& name, std::vector<int64_t> shape, const std::vector<float>& values) {
-    return g.add_constant(name, DataType::Float32(), std::move(shape), float_bytes(values));
-  }
-  TensorId node(const std::string& op, const std::string& name, std::vector<TensorId> inputs,
-                std::map<std::string, AttrValue> attrs = {}) {
-    Node n;
-    n.op = op;
-    n.name = name;
-    n.inputs = std::move(inputs);
-    n.attrs = std::move(attrs);
-    Tensor t;
-    t.name = name + "_out";
-    n.outputs = {g.add_tensor(t)};
-    g.nodes.push_back(n);
-    return n.outputs[0];
-  }
-  // Makes `outputs` the graph's outputs, infers shapes and runs `pass`; returns the graph.
-  const Graph& after(std::vector<TensorId> outputs, void (*pass)(Graph&)) {
-    g.outputs = std::move(outputs);
-    infer_shapes(g);
-    pass(g);
-    return g;
-  }
-  Graph g;
-};
+using test::GraphBuilder;
 
 TEST(GraphPasses, ConstantSubgraphIsFoldedByRunningItsKernel) {
   GraphBuilder b;
   TensorId x = b.input("x", {2, 3});
   TensorId w = b.constant("w", {3, 2}, {1, 2, 3, 4, 5, 6});
-  TensorId wt = b.node("Transpose", "transpose_w", {w});           // [2, 3], constant
-  TensorId scaled = b.node("Mul", "scale_w", {wt, b.constant("two", {}, {2})});
-  b.after({b.node("Add", "add", {x, scaled})}, fold_constants);
-  ASSERT_EQ(b.g.nodes.size(), 1u);
-  EXPECT_EQ(b.g.nodes[0].op, "Add");
-  const Tensor& folded = b.g.tensor(scaled);
+  TensorId wt = b.named_node("Transpose", "transpose_w", {w});           // [2, 3], constant
+  TensorId scaled = b.named_node("Mul", "scale_w", {wt, b.constant("two", {}, {2})});
+  b.after({b.named_node("Add", "add", {x, scaled})}, fold_constants);
+  ASSERT_EQ(b.graph.nodes.size(), 1u);
+  EXPECT_EQ(b.graph.nodes[0].op, "Add");
+  const Tensor& folded = b.graph.tensor(scaled);
   ASSERT_TRUE(folded.is_constant());
   // transpose([[1,2],[3,4],[5,6]]) * 2, computed here independently.
   std::vector<double> want = {2, 6, 10, 4, 8, 12};
@@ -81,17 +34,17 @@ TEST(GraphPasses, BiasAndActivationFuseIntoConv) {
   GraphBuilder b;
   TensorId x = b.input("x", {1, 2, 4, 4});
   TensorId w = b.constant("w", {3, 2, 1, 1}, {1, 0, 0, 1, 1, 1});
-  TensorId conv = b.node("Conv", "conv", {x, w});
-  TensorId biased = b.node("Add", "bias", {conv, b.constant("b", {1, 3, 1, 1}, {0.5f, -1, 2})});
-  TensorId relu = b.node("Relu", "relu", {biased});
+  TensorId conv = b.named_node("Conv", "conv", {x, w});
+  TensorId biased = b.named_node("Add", "bias", {conv, b.constant("b", {1, 3, 1, 1}, {0.5f, -1, 2})});
+  TensorId relu = b.named_node("Relu", "relu", {biased});
   b.after({relu}, fuse_operators);
-  ASSERT_EQ(b.g.nodes.size(), 1u);
-  EXPECT_EQ(b.g.nodes[0].op, "Conv");
-  ASSERT_EQ(b.g.nodes[0].body.size(), 2u);
-  EXPECT_EQ(b.g.nodes[0].body[0].op, "Add");
-  EXPECT_EQ(b.g.nodes[0].body[1].op, "Relu");
-  EXPECT_EQ(b.g.nodes[0].outputs[0], relu);
-  std::string text = to_string(b.g);
+  ASSERT_EQ(b.graph.nodes.size(), 1u);
+  EXPECT_EQ(b.graph.nodes[0].op, "Conv");
+  ASSERT_EQ(b.graph.nodes[0].body.size(), 2u);
+  EXPECT_EQ(b.graph.nodes[0].body[0].op, "Add");
+  EXPECT_EQ(b.graph.nodes[0].body[1].op, "Relu");
+  EXPECT_EQ(b.graph.nodes[0].outputs[0], relu);
+  std::string text = to_string(b.graph);
   EXPECT_NE(text.find("= Conv(%x, %w)"), std::string::npos) << text;
   EXPECT_NE(text.find("    + Add(%conv_out, %b)\n    + Relu(%bias_out)"), std::string::npos) << text;
 }
@@ -99,24 +52,24 @@ TEST(GraphPasses, BiasAndActivationFuseIntoConv) {
 TEST(GraphPasses, ElementwiseChainBecomesOneNode) {
   GraphBuilder b;
   TensorId x = b.input("x", {8});
-  TensorId hs = b.node("HardSigmoid", "hsig", {x});
-  TensorId y = b.node("Mul", "swish", {x, hs});
-  TensorId z = b.node("Tanh", "tanh", {y});
+  TensorId hs = b.named_node("HardSigmoid", "hsig", {x});
+  TensorId y = b.named_node("Mul", "swish", {x, hs});
+  TensorId z = b.named_node("Tanh", "tanh", {y});
   b.after({z}, fuse_operators);
-  ASSERT_EQ(b.g.nodes.size(), 1u);
-  EXPECT_EQ(b.g.nodes[0].op, "HardSigmoid");
-  ASSERT_EQ(b.g.nodes[0].body.size(), 2u);
-  EXPECT_EQ(b.g.nodes[0].outputs[0], z);
+  ASSERT_EQ(b.graph.nodes.size(), 1u);
+  EXPECT_EQ(b.graph.nodes[0].op, "HardSigmoid");
+  ASSERT_EQ(b.graph.nodes[0].body.size(), 2u);
+  EXPECT_EQ(b.graph.nodes[0].outputs[0], z);
 }
 
 TEST(GraphPasses, TensorReadTwiceIsNotFusedAway) {
   GraphBuilder b;
   TensorId x = b.input("x", {8});
-  TensorId r = b.node("Relu", "relu", {x});
-  TensorId s = b.node("Sigmoid", "sig", {r});
-  TensorId t = b.node("Tanh", "tanh", {r});
+  TensorId r = b.named_node("Relu", "relu", {x});
+  TensorId s = b.named_node("Sigmoid", "sig", {r});
+  TensorId t = b.named_node("Tanh", "tanh", {r});
   b.after({s, t}, fuse_operators);
-  EXPECT_EQ(b.g.nodes.size(), 3u);  // relu's output has two readers
+  EXPECT_EQ(b.graph.nodes.size(), 3u);  // relu's output has two readers
 }
 
 // max(relu(x), sigmoid(y)): Max joins Sigmoid's kernel as its epilogue (Relu's cannot take
@@ -124,7 +77,7 @@ TEST(GraphPasses, TensorReadTwiceIsNotFusedAway) {
 // whose head reads y, not Relu's output: Relu must stay a kernel of its own (fused, the
 // chain would apply Sigmoid to Relu's output).
 TEST(GraphPasses, ChainIsJoinedOnlyThroughItsHead) {
-  test::GraphBuilder b;
+  GraphBuilder b;
   std::vector<float> xs = {-1, 2, 3}, ys = {0.5f, -4, 10};
   TensorId r = b.node("Relu", {b.input<float>("x", {3}, xs)});
   TensorId s = b.node("Sigmoid", {b.input<float>("y", {3}, ys)});
@@ -141,29 +94,30 @@ TEST(GraphPasses, ChainIsJoinedOnlyThroughItsHead) {
 TEST(GraphPasses, BatchNormFoldsIntoConvWeights) {
   GraphBuilder b;
   TensorId x = b.input("x", {1, 1, 2, 2});
-  TensorId conv = b.node("Conv", "conv", {x, b.constant("w", {2, 1, 1, 1}, {2, 3}), b.constant("b", {2}, {1, 1})});
-  TensorId bn = b.node("BatchNormalization", "bn",
-                       {conv, b.constant("scale", {2}, {1, 2}), b.constant("beta", {2}, {0, 1}),
-                        b.constant("mean", {2}, {1, 0}), b.constant("var", {2}, {3, 0})},
-                       {{"epsilon", 1.0}});
+  TensorId conv =
+      b.named_node("Conv", "conv", {x, b.constant("w", {2, 1, 1, 1}, {2, 3}), b.constant("b", {2}, {1, 1})});
+  TensorId bn = b.named_node("BatchNormalization", "bn",
+                             {conv, b.constant("scale", {2}, {1, 2}), b.constant("beta", {2}, {0, 1}),
+                              b.constant("mean", {2}, {1, 0}), b.constant("var", {2}, {3, 0})},
+                             {{"epsilon", 1.0}});
   b.after({bn}, fuse_operators);
-  ASSERT_EQ(b.g.nodes.size(), 1u);
-  const Node& n = b.g.nodes[0];
+  ASSERT_EQ(b.graph.nodes.size(), 1u);
+  const Node& n = b.graph.nodes[0];
   ASSERT_EQ(n.op, "Conv");
   // s = scale / sqrt(var + eps) = [0.5, 2]; w' = w * s; b' = (b - mean) * s + beta.
-  EXPECT_EQ(b.g.tensor(n.inputs[1]).floats(), (std::vector<double>{1, 6}));
-  EXPECT_EQ(b.g.tensor(n.inputs[2]).floats(), (std::vector<double>{0, 3}));
+  EXPECT_EQ(b.graph.tensor(n.inputs[1]).floats(), (std::vector<double>{1, 6}));
+  EXPECT_EQ(b.graph.tensor(n.inputs[2]).floats(), (std::vector<double>{0, 3}));
 }
 
 TEST(GraphPasses, DeadNodesAreRemoved) {
   GraphBuilder b;
   TensorId x = b.input("x", {4});
-  TensorId used = b.node("Relu", "used", {x});
-  b.node("Sigmoid", "unused", {x});
-  b.node("Tanh", "unused_too", {used});
+  TensorId used = b.named_node("Relu", "used", {x});
+  b.named_node("Sigmoid", "unused", {x});
+  b.named_node("Tanh", "unused_too", {used});
   b.after({used}, remove_dead_nodes);
-  ASSERT_EQ(b.g.nodes.size(), 1u);
-  EXPECT_EQ(b.g.nodes[0].name, "used");
+  ASSERT_EQ(b.graph.nodes.size(), 1u);
+  EXPECT_EQ(b.graph.nodes[0].name, "used");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/unit/one_node.h"
+#include "tests/unit/reference_checks.h"
 
 namespace aotc::test {
 namespace {
@@ -94,7 +95,7 @@ std::vector<double> reference_grid_sample(const Shape& x_shape, const std::vecto
 }
 
 template <typename T>
-void expect_near_all(const std::vector<T>& got, const std::vector<double>& expected, double tolerance) {
+void expect_within(const std::vector<T>& got, const std::vector<double>& expected, double tolerance) {
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(static_cast<double>(got[i]), expected[i], tolerance) << "element " << i;
 }
@@ -119,7 +120,7 @@ TEST(GridSampleLowering, EveryModePaddingAndAlignment) {
         node.input(x_shape, x).input(grid_shape, grid).attr("mode", mode).attr("padding_mode", padding);
         node.attr("align_corners", int64_t{align});
         EXPECT_EQ(node.infer(), (Shape{2, 3, 3, 6}));
-        expect_near_all(node.run<float>(), reference_grid_sample(x_shape, x, grid_shape, grid, o), 2e-5);
+        expect_within(node.run<float>(), reference_grid_sample(x_shape, x, grid_shape, grid, o), 2e-5);
       }
 }
 
@@ -128,10 +129,10 @@ TEST(GridSampleLowering, Opset20ModeNamesAndDefaults) {
   std::vector<float> x = random_floats(9, 23), grid = random_floats(8, 24, 1.2f);
   OneNode linear("GridSample", 20);
   linear.input(x_shape, x).input(grid_shape, grid);  // mode "linear", zeros, align_corners 0
-  expect_near_all(linear.run<float>(), reference_grid_sample(x_shape, x, grid_shape, grid, Options{}), 2e-5);
+  expect_within(linear.run<float>(), reference_grid_sample(x_shape, x, grid_shape, grid, Options{}), 2e-5);
   OneNode cubic("GridSample", 20);
   cubic.input(x_shape, x).input(grid_shape, grid).attr("mode", std::string("cubic"));
-  expect_near_all(cubic.run<float>(), reference_grid_sample(x_shape, x, grid_shape, grid, Options{"bicubic"}), 2e-5);
+  expect_within(cubic.run<float>(), reference_grid_sample(x_shape, x, grid_shape, grid, Options{"bicubic"}), 2e-5);
 }
 
 TEST(GridSampleLowering, Float64AndSinglePixelImage) {
@@ -147,7 +148,7 @@ TEST(GridSampleLowering, Float64AndSinglePixelImage) {
       node.input<double>(x_shape, x).input<double>(grid_shape, grid).attr("padding_mode", padding);
       node.attr("align_corners", int64_t{align});
       Options o{"bilinear", padding, align};
-      expect_near_all(node.run<double>(), reference_grid_sample(x_shape, x_float, grid_shape, grid_float, o), 1e-12);
+      expect_within(node.run<double>(), reference_grid_sample(x_shape, x_float, grid_shape, grid_float, o), 1e-12);
     }
 }
 
@@ -163,23 +164,17 @@ TEST(GridSampleLowering, NanGridPointsReadPadding) {
 }
 
 TEST(GridSampleLowering, Errors) {
-  auto error = [](const std::function<void(OneNode&)>& setup) {
-    OneNode node("GridSample", 16);
-    setup(node);
-    return node.error();
+  auto expect = [](const std::function<void(OneNode&)>& build, const std::string& text) {
+    expect_node_error("GridSample", 16, build, text);
   };
-  auto expect = [](const std::string& message, const std::string& text) {
-    EXPECT_NE(message.find("under_test (GridSample)"), std::string::npos) << message;
-    EXPECT_NE(message.find(text), std::string::npos) << message;
-  };
-  expect(error([](OneNode& n) { n.input({1, 1, 2, 2, 2}).input({1, 1, 1, 1, 3}); }),
+  expect([](OneNode& n) { n.input({1, 1, 2, 2, 2}).input({1, 1, 1, 1, 3}); },
          "only 2-D sampling ([N, C, H, W]) is supported");
-  expect(error([](OneNode& n) { n.input({1, 1, 2, 2}).input({2, 1, 1, 2}); }), "Grid has shape [2, 1, 1, 2]; expected [1, H_out, W_out, 2]");
-  expect(error([](OneNode& n) { n.input({1, 1, 2, 2}).input({1, 1, 1, 2}).attr("mode", std::string("area")); }),
+  expect([](OneNode& n) { n.input({1, 1, 2, 2}).input({2, 1, 1, 2}); }, "Grid has shape [2, 1, 1, 2]; expected [1, H_out, W_out, 2]");
+  expect([](OneNode& n) { n.input({1, 1, 2, 2}).input({1, 1, 1, 2}).attr("mode", std::string("area")); },
          "mode 'area' is not supported");
-  expect(error([](OneNode& n) { n.input({1, 1, 2, 2}).input({1, 1, 1, 2}).attr("padding_mode", std::string("wrap")); }),
+  expect([](OneNode& n) { n.input({1, 1, 2, 2}).input({1, 1, 1, 2}).attr("padding_mode", std::string("wrap")); },
          "padding_mode 'wrap' is not supported");
-  expect(error([](OneNode& n) { n.input<int32_t>({1, 1, 2, 2}, {1, 2, 3, 4}).input({1, 1, 1, 2}); }),
+  expect([](OneNode& n) { n.input<int32_t>({1, 1, 2, 2}, {1, 2, 3, 4}).input({1, 1, 1, 2}); },
          "is int32; only float32 and float64 are supported");
 }
 

@@ -48,7 +48,19 @@ std::string per_channel_body(int indent) {
          "  Y[n, c, j] = (T[j] * 2)\n" + pad + "}\n";
 }
 
-TEST(HoistAllocations, PerChannelTemporaryLeavesBothLoops) {
+Buffer temporary(const std::string& name, int64_t n, const std::string& scope = "global") {
+  return make_buffer(name, DataType::Int(32), {n}, scope);
+}
+
+// The small loops of the later tests: `for (c, 0, 3)` writing Y[c], with temporaries of
+// int32.
+class HoistAllocations : public ::testing::Test {
+ protected:
+  Buffer y = temporary("Y", 3);
+  Var c = make_var("c");
+};
+
+TEST_F(HoistAllocations, PerChannelTemporaryLeavesBothLoops) {
   PrimFunc f = per_channel_copy("global");
   EXPECT_EQ(to_string(f.body),
             "for (n, 0, 2) {\n"
@@ -68,7 +80,7 @@ TEST(HoistAllocations, PerChannelTemporaryLeavesBothLoops) {
                 "}\n");
 }
 
-TEST(HoistAllocations, EveryPlacedScopeMovesButLocalScalarsStay) {
+TEST_F(HoistAllocations, EveryPlacedScopeMovesButLocalScalarsStay) {
   for (const char* scope : {"global", "global.workspace", "global.stack"}) {
     std::string text = to_string(hoist_allocations(per_channel_copy(scope).body));
     EXPECT_EQ(text.rfind("allocate T", 0), 0u) << scope << "\n" << text;
@@ -78,7 +90,7 @@ TEST(HoistAllocations, EveryPlacedScopeMovesButLocalScalarsStay) {
 }
 
 // After LowerBuiltin the block is allocated, checked and freed once, outside the loops.
-TEST(HoistAllocations, OneWorkspaceCallPerKernelCall) {
+TEST_F(HoistAllocations, OneWorkspaceCallPerKernelCall) {
   Stmt lowered = lower_builtin(hoist_allocations(per_channel_copy("global").body), workspace_only_target());
   std::string text = to_string(lowered);
   EXPECT_EQ(text.rfind("let T: int32* = aotc_workspace_alloc(16) {\n", 0), 0u) << text;
@@ -86,7 +98,7 @@ TEST(HoistAllocations, OneWorkspaceCallPerKernelCall) {
   EXPECT_GT(text.find("aotc_workspace_free(T)"), text.rfind("Y[n, c, j]")) << text;
 }
 
-TEST(HoistAllocations, ResultsAndPeakMemoryUnchanged) {
+TEST_F(HoistAllocations, ResultsAndPeakMemoryUnchanged) {
   const TargetFacts target = workspace_only_target();
   PrimFunc before = per_channel_copy("global");
   PrimFunc after = before;
@@ -106,17 +118,10 @@ TEST(HoistAllocations, ResultsAndPeakMemoryUnchanged) {
   EXPECT_EQ(m_after.stack_bytes, m_before.stack_bytes);
 }
 
-// The small loops below: `for (c, 0, 3)` writing Y[c], with temporaries of int32.
-Buffer temporary(const std::string& name, int64_t n, const std::string& scope = "global") {
-  return make_buffer(name, DataType::Int(32), {n}, scope);
-}
-Buffer output_y() { return temporary("Y", 3); }
 
 // Statements beside the temporary that allocate nothing come along into its scope.
-TEST(HoistAllocations, SiblingsWithoutAllocationsStayInTheLoop) {
-  Buffer y = output_y();
+TEST_F(HoistAllocations, SiblingsWithoutAllocationsStayInTheLoop) {
   Buffer t = temporary("T", 1);
-  Var c = make_var("c");
   Stmt use = allocate(t, seq({store(t, {0}, var_expr(c)), store(y, {var_expr(c)}, load(t, {0}))}));
   Stmt body = for_loop(c, 0, 3, seq({store(y, {var_expr(c)}, 0), use}));
   EXPECT_EQ(to_string(hoist_allocations(body)),
@@ -130,11 +135,9 @@ TEST(HoistAllocations, SiblingsWithoutAllocationsStayInTheLoop) {
 }
 
 // Nested temporaries leave together, in their order.
-TEST(HoistAllocations, NestedTemporariesLeaveTogether) {
-  Buffer y = output_y();
+TEST_F(HoistAllocations, NestedTemporariesLeaveTogether) {
   Buffer a = temporary("A", 1);
   Buffer b = temporary("B", 2, "global.workspace");
-  Var c = make_var("c");
   Stmt body = for_loop(c, 0, 3, allocate(a, allocate(b, store(y, {var_expr(c)}, load(a, {0}) + load(b, {1})))));
   EXPECT_EQ(to_string(hoist_allocations(body)),
             "allocate A: int32[1] \"global\" {\n"
@@ -148,11 +151,9 @@ TEST(HoistAllocations, NestedTemporariesLeaveTogether) {
 
 // Two temporaries of one loop body are live one after the other; hoisting either would
 // make both live at once and raise the peak, so neither moves.
-TEST(HoistAllocations, SiblingTemporariesStay) {
-  Buffer y = output_y();
+TEST_F(HoistAllocations, SiblingTemporariesStay) {
   Buffer a = temporary("A", 64);
   Buffer b = temporary("B", 64);
-  Var c = make_var("c");
   Stmt first = allocate(a, seq({store(a, {0}, var_expr(c)), store(y, {var_expr(c)}, load(a, {0}))}));
   Stmt second = allocate(b, seq({store(b, {0}, 1), store(y, {var_expr(c)}, load(y, {var_expr(c)}) + load(b, {0}))}));
   Stmt body = for_loop(c, 0, 3, seq({first, second}));
@@ -161,11 +162,10 @@ TEST(HoistAllocations, SiblingTemporariesStay) {
 
 // A loop body whose other statement allocates deeper down (a local accumulator in an
 // inner loop) keeps its temporary too: the accumulator's bytes would join it.
-TEST(HoistAllocations, TemporaryBesideANestedAllocationStays) {
-  Buffer y = output_y();
+TEST_F(HoistAllocations, TemporaryBesideANestedAllocationStays) {
   Buffer t = temporary("T", 8);
   Buffer acc = temporary("acc", 1, "local");
-  Var c = make_var("c"), k = make_var("k");
+  Var k = make_var("k");
   Stmt accumulate = for_loop(
       k, 0, 2, allocate(acc, seq({store(acc, {0}, var_expr(k)), store(y, {var_expr(c)}, load(acc, {0}))})));
   Stmt body = for_loop(c, 0, 3, seq({allocate(t, store(t, {0}, var_expr(c))), accumulate}));
@@ -173,10 +173,8 @@ TEST(HoistAllocations, TemporaryBesideANestedAllocationStays) {
 }
 
 // A temporary under an If might never be allocated; it stays under the If.
-TEST(HoistAllocations, ConditionalTemporaryStays) {
-  Buffer y = output_y();
+TEST_F(HoistAllocations, ConditionalTemporaryStays) {
   Buffer t = temporary("T", 16);
-  Var c = make_var("c");
   Stmt use = allocate(t, seq({store(t, {0}, 5), store(y, {var_expr(c)}, load(t, {0}))}));
   Stmt body = for_loop(c, 0, 3, if_then_else(var_expr(c) == 1, use));
   EXPECT_TRUE(hoist_allocations(body).same_as(body));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/unit/one_node.h"
+#include "tests/unit/reference_checks.h"
 
 namespace aotc::test {
 namespace {
@@ -34,13 +35,6 @@ std::vector<double> reference_dets(const std::vector<float>& values, int64_t m) 
   for (size_t start = 0; start < values.size(); start += static_cast<size_t>(m * m))
     dets.push_back(cofactor_det(std::vector<double>(values.begin() + start, values.begin() + start + m * m), m));
   return dets;
-}
-
-template <typename T>
-void expect_near_all(const std::vector<T>& got, const std::vector<double>& expected, double rtol) {
-  ASSERT_EQ(got.size(), expected.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(static_cast<double>(got[i]), expected[i], 1e-6 + rtol * std::fabs(expected[i])) << "matrix " << i;
 }
 
 TEST(DetLowering, OneMatrixGivesAScalar) {

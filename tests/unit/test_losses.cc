@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/multi_output.h"
 #include "tests/unit/one_node.h"
+#include "tests/unit/reference_checks.h"
 
 namespace aotc::test {
 namespace {
@@ -79,21 +79,14 @@ Shape label_shape(const Shape& shape) {
 
 // Builds the node for `c`: labels as run-time int64 (or int32) input, weights a constant.
 template <typename Label = int64_t>
-MultiOutputNode loss_node(const std::string& op, const LossCase& c, bool log_prob_output = false) {
-  MultiOutputNode node(op, 13);
+OneNode loss_node(const std::string& op, const LossCase& c, bool log_prob_output = false) {
+  OneNode node(op, 13);
   node.input(c.shape, c.x).input(label_shape(c.shape), std::vector<Label>(c.labels.begin(), c.labels.end()));
   if (!c.weights.empty()) node.constant({c.shape[1]}, c.weights);
   node.attr("reduction", c.reduction);
   if (c.ignore_index) node.attr("ignore_index", *c.ignore_index);
-  node.output();
-  if (log_prob_output) node.output();
+  if (log_prob_output) node.extra_output(true);
   return node;
-}
-
-void expect_near_all(const std::vector<float>& got, const std::vector<double>& expected) {
-  ASSERT_EQ(got.size(), expected.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], expected[i], 1e-6 + 1e-5 * std::fabs(expected[i])) << "element " << i;
 }
 
 void expect_error_contains(const std::string& message, const std::string& text) {
@@ -118,10 +111,10 @@ TEST(NegativeLogLikelihoodLoss, EachReductionWithAndWithoutWeights) {
       LossCase c = random_case({3, 5, 2, 2}, 41);
       c.reduction = reduction;
       if (weighted) c.weights = {0.5f, 1.0f, 2.0f, 0.0f, 3.0f};
-      MultiOutputNode node = loss_node("NegativeLogLikelihoodLoss", c);
-      node.run();
-      EXPECT_EQ(node.output_tensor(0).shape, reduction == "none" ? (Shape{3, 2, 2}) : Shape{});
-      expect_near_all(node.values(0), reference_loss(c, false));
+      OneNode node = loss_node("NegativeLogLikelihoodLoss", c);
+      std::vector<float> loss = node.run();
+      EXPECT_EQ(node.output_shape(0), reduction == "none" ? (Shape{3, 2, 2}) : Shape{});
+      expect_near_all(loss, reference_loss(c, false));
     }
   }
 }
@@ -138,9 +131,8 @@ TEST(NegativeLogLikelihoodLoss, IgnoreIndexInsideAndOutsideTheClasses) {
         c.reduction = reduction;
         c.ignore_index = ignored;
         if (weighted) c.weights = {0.25f, 2.0f, 1.5f};
-        MultiOutputNode node = loss_node("NegativeLogLikelihoodLoss", c);
-        node.run();
-        expect_near_all(node.values(0), reference_loss(c, false));
+        OneNode node = loss_node("NegativeLogLikelihoodLoss", c);
+        expect_near_all(node.run(), reference_loss(c, false));
       }
     }
   }
@@ -149,19 +141,18 @@ TEST(NegativeLogLikelihoodLoss, IgnoreIndexInsideAndOutsideTheClasses) {
 TEST(NegativeLogLikelihoodLoss, RankTwoInputAndInt32Labels) {
   LossCase c = random_case({6, 4}, 43);
   c.reduction = "none";
-  MultiOutputNode node = loss_node<int32_t>("NegativeLogLikelihoodLoss", c);
-  node.run();
-  EXPECT_EQ(node.output_tensor(0).shape, (Shape{6}));
-  expect_near_all(node.values(0), reference_loss(c, false));
+  OneNode node = loss_node<int32_t>("NegativeLogLikelihoodLoss", c);
+  std::vector<float> loss = node.run();
+  EXPECT_EQ(node.output_shape(0), (Shape{6}));
+  expect_near_all(loss, reference_loss(c, false));
 }
 
 TEST(NegativeLogLikelihoodLoss, MeanOverOnlyIgnoredLabelsIsNaN) {
   LossCase c = random_case({2, 3}, 44);
   c.labels = {2, 2};
   c.ignore_index = 2;
-  MultiOutputNode node = loss_node("NegativeLogLikelihoodLoss", c);
-  node.run();
-  EXPECT_TRUE(std::isnan(node.values(0)[0]));
+  OneNode node = loss_node("NegativeLogLikelihoodLoss", c);
+  EXPECT_TRUE(std::isnan(node.run()[0]));
 }
 
 TEST(NegativeLogLikelihoodLoss, LabelsOutsideTheClassesAreARunTimeError) {
@@ -169,9 +160,9 @@ TEST(NegativeLogLikelihoodLoss, LabelsOutsideTheClassesAreARunTimeError) {
     SCOPED_TRACE("label " + std::to_string(bad));
     LossCase c = random_case({2, 3, 2}, 45);
     c.labels[3] = bad;
-    EXPECT_EQ(loss_node("NegativeLogLikelihoodLoss", c).status(), 1);  // AOTC_ERR_INVALID_ARGUMENT
+    EXPECT_EQ(loss_node("NegativeLogLikelihoodLoss", c).kernel_status(), 1);  // AOTC_ERR_INVALID_ARGUMENT
     c.ignore_index = bad;  // the same label, ignored: no error
-    EXPECT_EQ(loss_node("NegativeLogLikelihoodLoss", c).status(), 0);
+    EXPECT_EQ(loss_node("NegativeLogLikelihoodLoss", c).kernel_status(), 0);
   }
 }
 
@@ -184,11 +175,10 @@ TEST(SoftmaxCrossEntropyLoss, EachReductionWithLogProbOutput) {
       LossCase c = random_case({2, 4, 3}, 46);
       c.reduction = reduction;
       if (weighted) c.weights = {1.0f, 0.5f, 2.0f, 1.5f};
-      MultiOutputNode node = loss_node("SoftmaxCrossEntropyLoss", c, true);
-      node.run();
-      expect_near_all(node.values(0), reference_loss(c, true));
-      EXPECT_EQ(node.output_tensor(1).shape, c.shape);
-      expect_near_all(node.values(1), log_probabilities(c, true));
+      OneNode node = loss_node("SoftmaxCrossEntropyLoss", c, true);
+      expect_near_all(node.run(), reference_loss(c, true));
+      EXPECT_EQ(node.output_shape(1), c.shape);
+      expect_near_all(node.run_output(1), log_probabilities(c, true));
     }
   }
 }
@@ -201,9 +191,8 @@ TEST(SoftmaxCrossEntropyLoss, IgnoreIndexAndHigherRank) {
     c.labels[10] = ignored;
     c.ignore_index = ignored;
     c.weights = {0.3f, 1.0f, 2.5f};
-    MultiOutputNode node = loss_node("SoftmaxCrossEntropyLoss", c);
-    node.run();
-    expect_near_all(node.values(0), reference_loss(c, true));
+    OneNode node = loss_node("SoftmaxCrossEntropyLoss", c);
+    expect_near_all(node.run(), reference_loss(c, true));
   }
 }
 
@@ -213,16 +202,16 @@ TEST(SoftmaxCrossEntropyLoss, LargeLogitsStayFinite) {
   c.x = {1000.0f, 1001.0f, 999.0f, -800.0f, 50.0f, 51.0f};
   c.labels = {0, 2};
   c.reduction = "none";
-  MultiOutputNode node = loss_node("SoftmaxCrossEntropyLoss", c);
-  node.run();
-  for (float v : node.values(0)) EXPECT_TRUE(std::isfinite(v));
-  expect_near_all(node.values(0), reference_loss(c, true));
+  OneNode node = loss_node("SoftmaxCrossEntropyLoss", c);
+  std::vector<float> loss = node.run();
+  for (float v : loss) EXPECT_TRUE(std::isfinite(v));
+  expect_near_all(loss, reference_loss(c, true));
 }
 
 TEST(SoftmaxCrossEntropyLoss, LabelOutsideTheClassesIsARunTimeError) {
   LossCase c = random_case({3, 4}, 48);
   c.labels[2] = 4;
-  EXPECT_EQ(loss_node("SoftmaxCrossEntropyLoss", c, true).status(), 1);
+  EXPECT_EQ(loss_node("SoftmaxCrossEntropyLoss", c, true).kernel_status(), 1);
 }
 
 // ---------------------------------------------------------------- errors
@@ -231,24 +220,24 @@ TEST(Losses, Errors) {
   for (std::string op : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
     SCOPED_TRACE(op);
     LossCase c = random_case({2, 3, 4}, 49);
-    MultiOutputNode float_labels(op, 13);
-    float_labels.input(c.shape, c.x).input({2, 4}, random_floats(8, 1)).output();
+    OneNode float_labels(op, 13);
+    float_labels.input(c.shape, c.x).input({2, 4}, random_floats(8, 1));
     expect_error_contains(float_labels.error(), "are float32; int32 or int64 are required");
 
-    MultiOutputNode wrong_labels(op, 13);
-    wrong_labels.input(c.shape, c.x).input<int64_t>({2, 3}, {0, 0, 0, 0, 0, 0}).output();
+    OneNode wrong_labels(op, 13);
+    wrong_labels.input(c.shape, c.x).input<int64_t>({2, 3}, {0, 0, 0, 0, 0, 0});
     expect_error_contains(wrong_labels.error(), "must have shape [2, 4] (the input's without axis 1), got [2, 3]");
 
-    MultiOutputNode wrong_weights(op, 13);
-    wrong_weights.input(c.shape, c.x).input(label_shape(c.shape), c.labels).constant({4}, {1.0f, 1.0f, 1.0f, 1.0f}).output();
+    OneNode wrong_weights(op, 13);
+    wrong_weights.input(c.shape, c.x).input(label_shape(c.shape), c.labels).constant({4}, {1.0f, 1.0f, 1.0f, 1.0f});
     expect_error_contains(wrong_weights.error(), "must be float32 of shape [3], got float32 [4]");
 
     LossCase bad_reduction = c;
     bad_reduction.reduction = "average";
     expect_error_contains(loss_node(op, bad_reduction).error(), "reduction must be none, sum or mean, got 'average'");
 
-    MultiOutputNode rank1(op, 13);
-    rank1.input({3}, random_floats(3, 1)).input<int64_t>({3}, {0, 0, 0}).output();
+    OneNode rank1(op, 13);
+    rank1.input({3}, random_floats(3, 1)).input<int64_t>({3}, {0, 0, 0});
     expect_error_contains(rank1.error(), "must have rank >= 2");
 
     LossCase wide_ignore = c;

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "tests/unit/multi_output.h"
 #include "tests/unit/one_node.h"
 #include "tests/unit/reference_checks.h"
 
@@ -26,13 +25,6 @@ int64_t broadcast_flat(const Shape& small, const Index& index) {
   size_t offset = index.size() - small.size();
   for (size_t d = 0; d < small.size(); ++d) flat = flat * small[d] + (small[d] == 1 ? 0 : index[offset + d]);
   return flat;
-}
-
-template <typename T>
-void expect_near_all(const std::vector<T>& got, const std::vector<double>& expected, double rtol = 1e-5) {
-  ASSERT_EQ(got.size(), expected.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(static_cast<double>(got[i]), expected[i], 1e-6 + rtol * std::fabs(expected[i])) << "element " << i;
 }
 
 template <typename T>
@@ -88,18 +80,17 @@ TEST(LayerNormalization, MatchesTheDefinitionForEveryAxisWithStatistics) {
     Shape normalized(shape.begin() + a, shape.end());
     std::vector<float> w = random_floats(element_count(normalized), 2, 2.0f);
     std::vector<float> b = random_floats(element_count(normalized), 3);
-    MultiOutputNode node("LayerNormalization", 17);
+    OneNode node("LayerNormalization", 17);
     node.input(shape, x).constant(normalized, w).input(normalized, b).attr("axis", axis).attr("epsilon", 0.01);
-    node.output().output().output();
-    node.run();
+    node.extra_output(true).extra_output(true);
     Statistics expected = reference_layer_norm(shape, x, a, normalized, w, normalized, b, 0.01);
-    expect_near_all(node.values(0), expected.y);
+    expect_near_all(node.run(), expected.y);
     Shape statistics_shape = shape;
     for (size_t d = static_cast<size_t>(a); d < 3; ++d) statistics_shape[d] = 1;
-    EXPECT_EQ(node.output_tensor(1).shape, statistics_shape);
-    EXPECT_EQ(node.output_tensor(2).shape, statistics_shape);
-    expect_near_all(node.values(1), expected.mean);
-    expect_near_all(node.values(2), expected.inv_std_dev);
+    EXPECT_EQ(node.output_shape(1), statistics_shape);
+    EXPECT_EQ(node.output_shape(2), statistics_shape);
+    expect_near_all(node.run_output(1), expected.mean);
+    expect_near_all(node.run_output(2), expected.inv_std_dev);
   }
 }
 
@@ -132,27 +123,26 @@ TEST(LayerNormalization, Float64AndStashType) {
   expect_near_all(doubles.run<double>(), expected.y, 1e-12);
 
   // Float32 X with float64 statistics: Mean and InvStdDev are float64.
-  MultiOutputNode stash("LayerNormalization", 17);
+  OneNode stash("LayerNormalization", 17);
   stash.input(shape, x).input({5}, w).input({5}, b).attr("stash_type", int64_t{11});
-  stash.output().output().output();
-  stash.run();
-  EXPECT_EQ(stash.output_tensor(0).dtype, DataType::Float32());
-  EXPECT_EQ(stash.output_tensor(1).dtype, DataType::Float64());
-  EXPECT_EQ(stash.output_tensor(2).dtype, DataType::Float64());
-  expect_near_all(stash.values(0), expected.y);
-  expect_near_all(stash.values<double>(1), expected.mean, 1e-12);
-  expect_near_all(stash.values<double>(2), expected.inv_std_dev, 1e-12);
+  stash.extra_output(true).extra_output(true);
+  std::vector<float> y = stash.run();
+  EXPECT_EQ(stash.output_type(0), DataType::Float32());
+  EXPECT_EQ(stash.output_type(1), DataType::Float64());
+  EXPECT_EQ(stash.output_type(2), DataType::Float64());
+  expect_near_all(y, expected.y);
+  expect_near_all(stash.run_output<double>(1), expected.mean, 1e-12);
+  expect_near_all(stash.run_output<double>(2), expected.inv_std_dev, 1e-12);
 }
 
 TEST(LayerNormalization, StatisticsNobodyReadsAreNotWritten) {
   Shape shape = {2, 6};
   std::vector<float> x = random_floats(12, 10), w = random_floats(6, 11);
-  MultiOutputNode node("LayerNormalization", 17);
-  node.input(shape, x).input({6}, w).absent_input().output().output(false).output();
-  node.run();
+  OneNode node("LayerNormalization", 17);
+  node.input(shape, x).input({6}, w).absent_input().extra_output(false).extra_output(true);
   Statistics expected = reference_layer_norm(shape, x, 1, {6}, w, {}, {}, 1e-5);
-  expect_near_all(node.values(0), expected.y);
-  expect_near_all(node.values(2), expected.inv_std_dev);
+  expect_near_all(node.run(), expected.y);
+  expect_near_all(node.run_output(2), expected.inv_std_dev);
 }
 
 TEST(LayerNormalization, FusedActivationAppliesToEachOutputElement) {
@@ -346,21 +336,12 @@ TEST(GroupNormalization, Errors) {
 
 // (X - mean) / (sqrt(var) + 1e-9) over the axes `reduced`.
 std::vector<double> reference_mvn(const Shape& shape, const std::vector<float>& x, const std::vector<bool>& reduced) {
-  auto same_group = [&](const Index& a, const Index& b) {
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (!reduced[d] && a[d] != b[d]) return false;
-    return true;
-  };
   std::vector<double> y(x.size());
   for_each_index(shape, [&](const Index& i, size_t flat) {
     double sum = 0, squares = 0, count = 0;
-    for_each_index(shape, [&](const Index& j, size_t other) {
-      if (same_group(i, j)) sum += x[other], count += 1;
-    });
+    for_each_in_group(shape, reduced, i, [&](size_t other) { sum += x[other], count += 1; });
     double mean = sum / count;
-    for_each_index(shape, [&](const Index& j, size_t other) {
-      if (same_group(i, j)) squares += (x[other] - mean) * (x[other] - mean);
-    });
+    for_each_in_group(shape, reduced, i, [&](size_t other) { squares += (x[other] - mean) * (x[other] - mean); });
     y[flat] = (x[flat] - mean) / (std::sqrt(squares / count) + 1e-9);
   });
   return y;

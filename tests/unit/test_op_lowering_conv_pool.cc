@@ -251,36 +251,31 @@ TEST_P(Pool2d, MatchesReference) {
 const PoolMode kMax = PoolMode::kMax, kExclude = PoolMode::kAverageExcludePad,
                kInclude = PoolMode::kAverageIncludePad;
 
+// Windows worked out by hand.
+const std::vector<PoolCase> kPoolCases = {
+    // 7x7, k3 s2 p1, ceil: ceil((7 + 2 - 3) / 2) + 1 = 4.
+    {"MaxPaddedCeil", kMax, {1, 2, 7, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, {1, 2, 4, 4}},
+    // Dilations 2 and 3 with asymmetric pads: H (7 + 1 + 0 - 5) / 1 + 1 = 4,
+    // W (6 + 0 + 2 - 4) / 2 + 1 = 3.
+    {"MaxDilated", kMax, {2, 1, 7, 6}, {3, 2}, {1, 2}, {2, 3}, {1, 0, 0, 2}, 0, {2, 1, 4, 3}},
+    // 5x5, k2 s2 p1, ceil: ceil(5 / 2) + 1 = 4, but the 4th window would start in the
+    // end padding (3 * 2 - 1 = 5), so 3.
+    {"MaxCeilDropsPaddingWindow", kMax, {1, 1, 5, 5}, {2, 2}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, {1, 1, 3, 3}},
+    {"AverageCeilDropsPaddingWindow", kInclude, {1, 1, 5, 5}, {2, 2}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, {1, 1, 3, 3}},
+    // 6x6, k3 s2 p1, ceil: 4; the last window covers input 5, end pad 6, and 7 beyond.
+    {"AverageExcludePadCeil", kExclude, {1, 2, 6, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, {1, 2, 4, 4}},
+    {"AverageIncludePadCeil", kInclude, {1, 2, 6, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, {1, 2, 4, 4}},
+    {"AverageIncludePadFloor", kInclude, {1, 1, 6, 5}, {3, 2}, {1, 2}, {1, 1}, {2, 1, 1, 0}, 0, {1, 1, 7, 3}},
+    // Dilated averages: the divisor counts only the dilated taps that land inside.
+    {"AverageDilatedExcludePad", kExclude, {1, 1, 7, 7}, {2, 3}, {1, 2}, {2, 2}, {1, 2, 1, 2}, 0, {1, 1, 7, 4}},
+    // 8x8, k2 d2 s2 p1, ceil: ceil(7 / 2) + 1 = 5; the last window's taps are input 7
+    // and 9, past the end padding: its divisor is 1 even with count_include_pad.
+    {"AverageDilatedIncludePadCeil", kInclude, {1, 1, 8, 8}, {2, 2}, {2, 2}, {2, 2}, {1, 1, 1, 1}, 1, {1, 1, 5, 5}},
+    {"AverageUnpadded", kExclude, {1, 3, 4, 6}, {2, 3}, {2, 3}, {1, 1}, {0, 0, 0, 0}, 0, {1, 3, 2, 2}},
+};
+
 INSTANTIATE_TEST_SUITE_P(
-    Windows, Pool2d,
-    testing::Values(
-        // 7x7, k3 s2 p1, ceil: ceil((7 + 2 - 3) / 2) + 1 = 4.
-        PoolCase{"MaxPaddedCeil", kMax, {1, 2, 7, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, {1, 2, 4, 4}},
-        // Dilations 2 and 3 with asymmetric pads: H (7 + 1 + 0 - 5) / 1 + 1 = 4,
-        // W (6 + 0 + 2 - 4) / 2 + 1 = 3.
-        PoolCase{"MaxDilated", kMax, {2, 1, 7, 6}, {3, 2}, {1, 2}, {2, 3}, {1, 0, 0, 2}, 0, {2, 1, 4, 3}},
-        // 5x5, k2 s2 p1, ceil: ceil(5 / 2) + 1 = 4, but the 4th window would start in the
-        // end padding (3 * 2 - 1 = 5), so 3.
-        PoolCase{"MaxCeilDropsPaddingWindow", kMax, {1, 1, 5, 5}, {2, 2}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1,
-                 {1, 1, 3, 3}},
-        PoolCase{"AverageCeilDropsPaddingWindow", kInclude, {1, 1, 5, 5}, {2, 2}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1,
-                 {1, 1, 3, 3}},
-        // 6x6, k3 s2 p1, ceil: 4; the last window covers input 5, end pad 6, and 7 beyond.
-        PoolCase{"AverageExcludePadCeil", kExclude, {1, 2, 6, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1,
-                 {1, 2, 4, 4}},
-        PoolCase{"AverageIncludePadCeil", kInclude, {1, 2, 6, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1,
-                 {1, 2, 4, 4}},
-        PoolCase{"AverageIncludePadFloor", kInclude, {1, 1, 6, 5}, {3, 2}, {1, 2}, {1, 1}, {2, 1, 1, 0}, 0,
-                 {1, 1, 7, 3}},
-        // Dilated averages: the divisor counts only the dilated taps that land inside.
-        PoolCase{"AverageDilatedExcludePad", kExclude, {1, 1, 7, 7}, {2, 3}, {1, 2}, {2, 2}, {1, 2, 1, 2}, 0,
-                 {1, 1, 7, 4}},
-        // 8x8, k2 d2 s2 p1, ceil: ceil(7 / 2) + 1 = 5; the last window's taps are input 7
-        // and 9, past the end padding: its divisor is 1 even with count_include_pad.
-        PoolCase{"AverageDilatedIncludePadCeil", kInclude, {1, 1, 8, 8}, {2, 2}, {2, 2}, {2, 2}, {1, 1, 1, 1}, 1,
-                 {1, 1, 5, 5}},
-        PoolCase{"AverageUnpadded", kExclude, {1, 3, 4, 6}, {2, 3}, {2, 3}, {1, 1}, {0, 0, 0, 0}, 0,
-                 {1, 3, 2, 2}}),
+    Windows, Pool2d, testing::ValuesIn(kPoolCases),
     [](const testing::TestParamInfo<PoolCase>& info) { return std::string(info.param.name); });
 
 TEST(PoolLowering, SameLowerPutsTheOddPadAtTheBeginning) {

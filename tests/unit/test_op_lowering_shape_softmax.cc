@@ -32,20 +32,11 @@ void expect_error_contains(OneNode& node, const std::string& text) {
 
 // Softmax where the elements whose indices agree outside `normalized` form one group.
 std::vector<float> reference_softmax(const Shape& shape, const std::vector<float>& x, const std::vector<bool>& normalized) {
-  auto same_group = [&](const Index& a, const Index& b) {
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (!normalized[d] && a[d] != b[d]) return false;
-    return true;
-  };
   std::vector<float> y(x.size());
   for_each_index(shape, [&](const Index& i, size_t) {
     double largest = -INFINITY, sum = 0;
-    for_each_index(shape, [&](const Index& j, size_t) {
-      if (same_group(i, j)) largest = std::max<double>(largest, x[flat_index(shape, j)]);
-    });
-    for_each_index(shape, [&](const Index& j, size_t) {
-      if (same_group(i, j)) sum += std::exp(x[flat_index(shape, j)] - largest);
-    });
+    for_each_in_group(shape, normalized, i, [&](size_t j) { largest = std::max<double>(largest, x[j]); });
+    for_each_in_group(shape, normalized, i, [&](size_t j) { sum += std::exp(x[j] - largest); });
     y[flat_index(shape, i)] = static_cast<float>(std::exp(x[flat_index(shape, i)] - largest) / sum);
   });
   return y;

@@ -36,7 +36,8 @@ struct Fn {
   }
 };
 
-// A recurrent node's operands (float values; absent ones empty) and attributes.
+// A recurrent node's operands (float values; absent ones empty) and attributes, set by
+// name in each test: Case("GRU").bidirectional().initial_h().clipped(0.5).
 struct Case {
   std::string op;  // RNN, GRU, LSTM
   int64_t seq = 3, batch = 2, input = 3, hidden = 4;
@@ -48,12 +49,33 @@ struct Case {
   bool linear_before_reset = false;
   bool want_y = true, want_y_h = true, want_y_c = false;
 
+  explicit Case(std::string op_name) : op(std::move(op_name)) {}
+  Case& bidirectional() { return set(direction, std::string("bidirectional")); }
+  Case& reversed() { return set(direction, std::string("reverse")); }
+  Case& batch_first() { return set(layout, int64_t{1}); }
+  Case& sized(int64_t seq_length, int64_t batch_size) { return set(seq, seq_length).set(batch, batch_size); }
+  Case& no_bias() { return set(with_bias, false); }
+  Case& initial_h() { return set(with_initial_h, true); }
+  Case& initial_c() { return set(with_initial_c, true); }
+  Case& peepholes() { return set(with_peepholes, true); }
+  Case& acts(std::vector<std::vector<Fn>> per_direction) { return set(activations, std::move(per_direction)); }
+  Case& clipped(double threshold) { return set(clip, std::optional<double>(threshold)); }
+  Case& linear_reset(bool on) { return set(linear_before_reset, on); }
+  Case& outputs(bool y, bool y_h, bool y_c) { return set(want_y, y).set(want_y_h, y_h).set(want_y_c, y_c); }
+
   int64_t directions() const { return direction == "bidirectional" ? 2 : 1; }
   int64_t gates() const { return op == "RNN" ? 1 : op == "GRU" ? 3 : 4; }
   Shape x_shape() const { return layout ? Shape{batch, seq, input} : Shape{seq, batch, input}; }
   Shape state_shape() const { return layout ? Shape{batch, directions(), hidden} : Shape{directions(), batch, hidden}; }
   Shape y_shape() const {
     return layout ? Shape{batch, seq, directions(), hidden} : Shape{seq, directions(), batch, hidden};
+  }
+
+ private:
+  template <typename V>
+  Case& set(V& field, V value) {
+    field = std::move(value);
+    return *this;
   }
 };
 
@@ -170,110 +192,76 @@ Outputs reference(const Case& c, const Operands& o) {
   return out;
 }
 
-// A graph of the one recurrent node, with its inputs as run-time tensors of type T.
-template <typename T>
-class RecurrentNode {
- public:
-  RecurrentNode(const Case& c, const Operands& o) {
-    graph_.source_format = "onnx";
-    graph_.opset = 14;
-    node_.op = c.op;
-    node_.name = "rec";
-    add(c.x_shape(), o.x);
-    add({c.directions(), c.gates() * c.hidden, c.input}, o.w);
-    add({c.directions(), c.gates() * c.hidden, c.hidden}, o.r);
-    add({c.directions(), 2 * c.gates() * c.hidden}, o.b);
-    node_.inputs.push_back(kNoTensor);  // sequence_lens
-    add(c.state_shape(), o.initial_h);
-    if (c.op == "LSTM") {
-      add(c.state_shape(), o.initial_c);
-      add({c.directions(), 3 * c.hidden}, o.p);
-    }
-    while (!node_.inputs.empty() && node_.inputs.back() == kNoTensor) node_.inputs.pop_back();
-    for (bool want : {c.want_y, c.want_y_h, c.want_y_c}) {
-      if (node_.outputs.size() == (c.op == "LSTM" ? 3u : 2u)) break;
-      if (!want) {
-        node_.outputs.push_back(kNoTensor);
-        continue;
-      }
-      TensorId id = graph_.add_tensor(Tensor{"out" + std::to_string(node_.outputs.size()), dtype_of<T>()});
-      node_.outputs.push_back(id);
-      graph_.outputs.push_back(id);
-    }
-    node_.attrs["hidden_size"] = c.hidden;
-    node_.attrs["direction"] = c.direction;
-    node_.attrs["layout"] = c.layout;
-    if (c.clip) node_.attrs["clip"] = *c.clip;
-    if (c.op == "GRU") node_.attrs["linear_before_reset"] = int64_t{c.linear_before_reset ? 1 : 0};
-    if (!c.activations.empty()) {
-      std::vector<std::string> names;
-      std::vector<double> alphas, betas;
-      for (const auto& per_direction : c.activations)
-        for (const Fn& f : per_direction) {
-          names.push_back(f.name);
-          if (f.name == "HardSigmoid" || f.name == "LeakyRelu" || f.name == "Affine" || f.name == "ScaledTanh" ||
-              f.name == "Elu")
-            alphas.push_back(f.alpha);
-          if (f.name == "HardSigmoid" || f.name == "Affine" || f.name == "ScaledTanh") betas.push_back(f.beta);
-        }
-      node_.attrs["activations"] = names;
-      if (!alphas.empty()) node_.attrs["activation_alpha"] = alphas;
-      if (!betas.empty()) node_.attrs["activation_beta"] = betas;
-    }
-  }
-
-  Node& node() { return node_; }
-  Graph& graph() { return graph_; }
-
-  // Adds a run-time input (or a constant, `as_constant`) at the next position.
-  void add(const Shape& shape, const std::vector<float>& values, bool as_constant = false) {
-    if (values.empty()) {
-      node_.inputs.push_back(kNoTensor);
-      return;
-    }
-    std::vector<T> typed(values.begin(), values.end());
-    std::string name = "in" + std::to_string(node_.inputs.size());
-    if (as_constant) {
-      node_.inputs.push_back(graph_.add_constant(name, dtype_of<T>(), shape, to_bytes(typed)));
-      return;
-    }
-    TensorId id = add_tensor(graph_, name, dtype_of<T>(), shape);
-    memory_[id] = to_bytes(typed);
-    node_.inputs.push_back(id);
-  }
-  void set_input(size_t position, TensorId id, std::vector<uint8_t> bytes) {
-    if (node_.inputs.size() <= position) node_.inputs.resize(position + 1, kNoTensor);
-    node_.inputs[position] = id;
-    if (!bytes.empty()) memory_[id] = std::move(bytes);
-  }
-
-  // Runs shape inference and the kernel; the values of output `index` (empty if absent).
-  std::vector<std::vector<T>> run() {
-    find_op(node_.op)->infer(graph_, node_);
-    Memory memory = memory_;
-    run_node(graph_, node_, &memory);
-    std::vector<std::vector<T>> outputs;
-    for (TensorId id : node_.outputs) outputs.push_back(id == kNoTensor ? std::vector<T>{} : from_bytes<T>(memory.at(id)));
-    return outputs;
-  }
-
-  std::string error() {
-    try {
-      find_op(node_.op)->infer(graph_, node_);
-      lower_node(graph_, node_);
-    } catch (const CompileError& e) {
-      return e.what();
-    }
-    return "";
-  }
-
-  Memory& memory() { return memory_; }
-
- private:
-  Graph graph_;
-  Node node_;
-  Memory memory_;
+// One input of a recurrent node: a run-time tensor (its bytes; none for a tensor whose
+// values no test reads) or a constant. std::nullopt leaves the input out.
+struct Input {
+  Shape shape;
+  DataType dtype;
+  std::vector<uint8_t> bytes;
+  bool constant = false;
 };
+using Inputs = std::vector<std::optional<Input>>;
+
+// The operands of `c` as run-time inputs of type T, in ONNX's order: X, W, R, B,
+// sequence_lens (left out), initial_h, and for LSTM initial_c and P.
+template <typename T>
+Inputs inputs_of(const Case& c, const Operands& o) {
+  auto typed = [](const Shape& shape, const std::vector<float>& values) -> std::optional<Input> {
+    if (values.empty()) return std::nullopt;
+    return Input{shape, dtype_of<T>(), to_bytes(std::vector<T>(values.begin(), values.end()))};
+  };
+  int64_t d = c.directions(), rows = c.gates() * c.hidden;
+  Inputs inputs = {typed(c.x_shape(), o.x), typed({d, rows, c.input}, o.w), typed({d, rows, c.hidden}, o.r),
+                   typed({d, 2 * rows}, o.b), std::nullopt, typed(c.state_shape(), o.initial_h)};
+  if (c.op == "LSTM") {
+    inputs.push_back(typed(c.state_shape(), o.initial_c));
+    inputs.push_back(typed({d, 3 * c.hidden}, o.p));
+  }
+  return inputs;
+}
+
+// The one recurrent node of `c` with these inputs (those after the last one given are left
+// off) and the outputs the case wants (the others left out).
+OneNode recurrent_node(const Case& c, Inputs inputs) {
+  OneNode node(c.op, 14);
+  while (!inputs.empty() && !inputs.back()) inputs.pop_back();
+  for (const std::optional<Input>& in : inputs) {
+    if (!in) {
+      node.absent_input();
+    } else if (in->constant) {
+      node.constant_bytes(in->dtype, in->shape, in->bytes);
+    } else {
+      node.input_bytes(in->dtype, in->shape, in->bytes);
+    }
+  }
+  std::vector<bool> wanted = {c.want_y, c.want_y_h, c.want_y_c};
+  wanted.resize(c.op == "LSTM" ? 3 : 2);
+  for (bool want : wanted) node.optional_output(want);
+  node.attr("hidden_size", c.hidden).attr("direction", c.direction).attr("layout", c.layout);
+  if (c.clip) node.attr("clip", *c.clip);
+  if (c.op == "GRU") node.attr("linear_before_reset", int64_t{c.linear_before_reset ? 1 : 0});
+  if (!c.activations.empty()) {
+    std::vector<std::string> names;
+    std::vector<double> alphas, betas;
+    for (const auto& per_direction : c.activations)
+      for (const Fn& f : per_direction) {
+        names.push_back(f.name);
+        if (f.name == "HardSigmoid" || f.name == "LeakyRelu" || f.name == "Affine" || f.name == "ScaledTanh" ||
+            f.name == "Elu")
+          alphas.push_back(f.alpha);
+        if (f.name == "HardSigmoid" || f.name == "Affine" || f.name == "ScaledTanh") betas.push_back(f.beta);
+      }
+    node.attr("activations", names);
+    if (!alphas.empty()) node.attr("activation_alpha", alphas);
+    if (!betas.empty()) node.attr("activation_beta", betas);
+  }
+  return node;
+}
+
+template <typename T = float>
+OneNode recurrent_node(const Case& c, const Operands& o) {
+  return recurrent_node(c, inputs_of<T>(c, o));
+}
 
 template <typename T>
 void expect_close(const std::vector<T>& got, const std::vector<double>& expected, const char* what, double tolerance) {
@@ -286,65 +274,46 @@ template <typename T = float>
 void check(const Case& c, double tolerance = 2e-5) {
   Operands o = random_operands(c);
   Outputs expected = reference(c, o);
-  RecurrentNode<T> node(c, o);
-  std::vector<std::vector<T>> got = node.run();
+  OneNode node = recurrent_node<T>(c, o);
+  std::vector<std::vector<T>> got = node.run_outputs<T>();
   if (c.want_y) expect_close(got[0], expected.y, "Y", tolerance);
   if (c.want_y_h) expect_close(got.at(1), expected.y_h, "Y_h", tolerance);
   if (c.want_y_c) expect_close(got.at(2), expected.y_c, "Y_c", tolerance);
 }
 
-std::string error_of(const Case& c, const std::function<void(RecurrentNode<float>&)>& change) {
-  RecurrentNode<float> node(c, random_operands(c));
+// The error of the node of `c` (with float32 inputs) after `change`.
+std::string error_of(const Case& c, const std::function<void(OneNode&)>& change) {
+  OneNode node = recurrent_node(c, random_operands(c));
   change(node);
   return node.error();
 }
 
 void expect_error(const std::string& message, const std::string& text) {
-  EXPECT_NE(message.find("rec (" ), std::string::npos) << "error does not name the node: '" << message << "'";
+  EXPECT_NE(message.find("under_test ("), std::string::npos) << "error does not name the node: '" << message << "'";
   EXPECT_NE(message.find(text), std::string::npos) << "error was: '" << message << "'";
 }
 
 // ---------------------------------------------------------------- RNN
 
-TEST(RecurrentLowering, RnnForwardWithDefaults) {
-  Case c;
-  c.op = "RNN";
-  check(c);
-}
+TEST(RecurrentLowering, RnnForwardWithDefaults) { check(Case("RNN")); }
 
 TEST(RecurrentLowering, RnnBidirectionalBatchFirstWithInitialStateReluAndClip) {
-  Case c;
-  c.op = "RNN";
-  c.direction = "bidirectional";
-  c.layout = 1;
-  c.with_initial_h = true;
-  c.activations = {{Fn{"Relu"}}, {Fn{"LeakyRelu", 0.1}}};
-  c.clip = 0.7;
-  check(c);
+  check(Case("RNN").bidirectional().batch_first().initial_h().clipped(0.7).acts(
+      {{Fn{"Relu"}}, {Fn{"LeakyRelu", 0.1}}}));
 }
 
 TEST(RecurrentLowering, RnnReverseWithoutBiasOnlyYh) {
-  Case c;
-  c.op = "RNN";
-  c.direction = "reverse";
-  c.with_bias = false;
-  c.want_y = false;
-  check(c);
+  check(Case("RNN").reversed().no_bias().outputs(false, true, false));
 }
 
 TEST(RecurrentLowering, RnnOneActivationListServesBothDirections) {
-  Case c;
-  c.op = "RNN";
-  c.direction = "bidirectional";
-  c.activations = {{Fn{"Affine", 0.5, 0.25}}, {Fn{"Affine", 0.5, 0.25}}};
+  Case c = Case("RNN").bidirectional().acts({{Fn{"Affine", 0.5, 0.25}}, {Fn{"Affine", 0.5, 0.25}}});
   Operands o = random_operands(c);
   Outputs expected = reference(c, o);
-  RecurrentNode<float> node(c, o);
-  node.node().attrs["activations"] = std::vector<std::string>{"Affine"};
-  node.node().attrs["activation_alpha"] = std::vector<double>{0.5};
-  node.node().attrs["activation_beta"] = std::vector<double>{0.25};
-  std::vector<std::vector<float>> got = node.run();
-  expect_close(got[0], expected.y, "Y", 2e-5);
+  OneNode node = recurrent_node(c, o);
+  node.attr("activations", std::vector<std::string>{"Affine"});
+  node.attr("activation_alpha", std::vector<double>{0.5}).attr("activation_beta", std::vector<double>{0.25});
+  expect_close(node.run(), expected.y, "Y", 2e-5);
 }
 
 // ---------------------------------------------------------------- GRU
@@ -352,155 +321,91 @@ TEST(RecurrentLowering, RnnOneActivationListServesBothDirections) {
 TEST(RecurrentLowering, GruLinearBeforeResetZeroAndOne) {
   for (bool linear_before_reset : {false, true}) {
     SCOPED_TRACE(linear_before_reset ? "linear_before_reset=1" : "linear_before_reset=0");
-    Case c;
-    c.op = "GRU";
-    c.linear_before_reset = linear_before_reset;
-    c.with_initial_h = true;
-    check(c);
+    check(Case("GRU").linear_reset(linear_before_reset).initial_h());
   }
 }
 
 TEST(RecurrentLowering, GruBidirectionalBatchFirstWithActivationsPerDirection) {
-  Case c;
-  c.op = "GRU";
-  c.direction = "bidirectional";
-  c.layout = 1;
-  c.seq = 4;
-  c.batch = 3;
   // Alphas and betas are consumed in order by the functions that take them.
-  c.activations = {{Fn{"HardSigmoid", 0.3, 0.4}, Fn{"Softsign"}}, {Fn{"Sigmoid"}, Fn{"ScaledTanh", 1.5, 0.7}}};
-  check(c);
+  check(Case("GRU").bidirectional().batch_first().sized(4, 3).acts(
+      {{Fn{"HardSigmoid", 0.3, 0.4}, Fn{"Softsign"}}, {Fn{"Sigmoid"}, Fn{"ScaledTanh", 1.5, 0.7}}}));
 }
 
-TEST(RecurrentLowering, GruReverseWithClip) {
-  Case c;
-  c.op = "GRU";
-  c.direction = "reverse";
-  c.clip = 0.5;
-  c.linear_before_reset = true;
-  check(c);
-}
+TEST(RecurrentLowering, GruReverseWithClip) { check(Case("GRU").reversed().clipped(0.5).linear_reset(true)); }
 
 // ---------------------------------------------------------------- LSTM
 
-TEST(RecurrentLowering, LstmForwardAllOutputs) {
-  Case c;
-  c.op = "LSTM";
-  c.want_y_c = true;
-  check(c);
-}
+TEST(RecurrentLowering, LstmForwardAllOutputs) { check(Case("LSTM").outputs(true, true, true)); }
 
 TEST(RecurrentLowering, LstmBidirectionalBatchFirstWithPeepholesAndInitialStates) {
-  Case c;
-  c.op = "LSTM";
-  c.direction = "bidirectional";
-  c.layout = 1;
-  c.with_initial_h = c.with_initial_c = c.with_peepholes = true;
-  c.want_y_c = true;
-  check(c);
+  check(Case("LSTM").bidirectional().batch_first().initial_h().initial_c().peepholes().outputs(true, true, true));
 }
 
 TEST(RecurrentLowering, LstmOnlyCellStateOutputWithElu) {
-  Case c;
-  c.op = "LSTM";
-  c.direction = "reverse";
-  c.want_y = c.want_y_h = false;
-  c.want_y_c = true;
-  c.with_peepholes = true;
-  c.activations = {{Fn{"Sigmoid"}, Fn{"Elu", 0.8}, Fn{"Tanh"}}};
-  c.clip = 1.0;
-  check(c);
+  check(Case("LSTM").reversed().outputs(false, false, true).peepholes().clipped(1.0).acts(
+      {{Fn{"Sigmoid"}, Fn{"Elu", 0.8}, Fn{"Tanh"}}}));
 }
 
 TEST(RecurrentLowering, LstmFloat64) {
-  Case c;
-  c.op = "LSTM";
-  c.direction = "bidirectional";
-  c.with_initial_h = c.with_peepholes = true;
-  c.want_y_c = true;
-  check<double>(c, 1e-12);
+  check<double>(Case("LSTM").bidirectional().initial_h().peepholes().outputs(true, true, true), 1e-12);
 }
 
 // ---------------------------------------------------------------- sequence_lens
 
 TEST(RecurrentLowering, ConstantSequenceLensOfTheFullLengthAreAccepted) {
-  Case c;
-  c.op = "GRU";
+  Case c("GRU");
   Operands o = random_operands(c);
   Outputs expected = reference(c, o);
-  RecurrentNode<float> node(c, o);
+  Inputs inputs = inputs_of<float>(c, o);
   std::vector<int32_t> lens(static_cast<size_t>(c.batch), static_cast<int32_t>(c.seq));
-  node.set_input(4, node.graph().add_constant("lens", DataType::Int(32), {c.batch}, to_bytes(lens)), {});
-  expect_close(node.run()[1], expected.y_h, "Y_h", 2e-5);
+  inputs[4] = Input{{c.batch}, DataType::Int(32), to_bytes(lens), true};
+  expect_close(recurrent_node(c, inputs).run_output(1), expected.y_h, "Y_h", 2e-5);
 }
 
 TEST(RecurrentLowering, ConstantSequenceLensShorterThanTheSequenceAreRejected) {
-  Case c;
-  c.op = "RNN";
-  std::string message = error_of(c, [&](RecurrentNode<float>& node) {
-    std::vector<int32_t> lens = {3, 2};
-    node.set_input(4, node.graph().add_constant("lens", DataType::Int(32), {2}, to_bytes(lens)), {});
-  });
-  expect_error(message, "sequence_lens holds 2; only sequences of the full length 3 are supported");
+  Case c("RNN");
+  Inputs inputs = inputs_of<float>(c, random_operands(c));
+  inputs[4] = Input{{2}, DataType::Int(32), to_bytes(std::vector<int32_t>{3, 2}), true};
+  expect_error(recurrent_node(c, inputs).error(),
+               "sequence_lens holds 2; only sequences of the full length 3 are supported");
 }
 
 TEST(RecurrentLowering, RunTimeSequenceLensAreCheckedByTheKernel) {
-  Case c;
-  c.op = "RNN";
+  Case c("RNN");
   for (int32_t second : {3, 2}) {
-    RecurrentNode<float> node(c, random_operands(c));
-    std::vector<int32_t> lens = {3, second};
-    TensorId id = add_tensor(node.graph(), "lens", DataType::Int(32), {2});
-    node.set_input(4, id, to_bytes(lens));
-    find_op("RNN")->infer(node.graph(), node.node());
-    LoweredOp op = lower_node(node.graph(), node.node());
-    Memory memory = node.memory();
-    std::vector<ir::BufferBinding> bindings;
-    for (size_t i = 0; i < op.args.size(); ++i) {
-      TensorId arg = op.args[i];
-      if (!memory.count(arg)) memory[arg] = std::vector<uint8_t>(static_cast<size_t>(node.graph().tensor(arg).size_bytes()));
-      bindings.push_back({op.func.params[i], memory[arg].data()});
-    }
-    EXPECT_EQ(ir::interpret(op.func, bindings) != 0, second != 3) << "lengths 3, " << second;
+    Inputs inputs = inputs_of<float>(c, random_operands(c));
+    inputs[4] = Input{{2}, DataType::Int(32), to_bytes(std::vector<int32_t>{3, second})};
+    EXPECT_EQ(recurrent_node(c, inputs).kernel_status() != 0, second != 3) << "lengths 3, " << second;
   }
 }
 
 // ---------------------------------------------------------------- errors
 
 TEST(RecurrentLowering, ErrorsNameTheNodeAndTheProblem) {
-  Case rnn;
-  rnn.op = "RNN";
-  Case lstm;
-  lstm.op = "LSTM";
-  expect_error(error_of(rnn, [](RecurrentNode<float>& n) { n.node().attrs["layout"] = int64_t{2}; }),
-               "layout must be 0 or 1, not 2");
-  expect_error(error_of(rnn, [](RecurrentNode<float>& n) { n.node().attrs["direction"] = std::string("sideways"); }),
+  Case rnn("RNN");
+  Case lstm("LSTM");
+  expect_error(error_of(rnn, [](OneNode& n) { n.attr("layout", int64_t{2}); }), "layout must be 0 or 1, not 2");
+  expect_error(error_of(rnn, [](OneNode& n) { n.attr("direction", std::string("sideways")); }),
                "direction must be forward, reverse or bidirectional");
-  expect_error(error_of(rnn, [](RecurrentNode<float>& n) { n.node().attrs["hidden_size"] = int64_t{5}; }),
+  expect_error(error_of(rnn, [](OneNode& n) { n.attr("hidden_size", int64_t{5}); }),
                "W 'in1' has shape [1, 4, 3]; expected [1, 5, 3]");
-  expect_error(error_of(rnn, [](RecurrentNode<float>& n) {
-                 n.node().attrs["activations"] = std::vector<std::string>{"Swish"};
-               }),
+  expect_error(error_of(rnn, [](OneNode& n) { n.attr("activations", std::vector<std::string>{"Swish"}); }),
                "activation function 'Swish' is not supported");
-  expect_error(error_of(rnn, [](RecurrentNode<float>& n) {
-                 n.node().attrs["activations"] = std::vector<std::string>{"Tanh", "Tanh", "Tanh"};
+  expect_error(error_of(rnn, [](OneNode& n) {
+                 n.attr("activations", std::vector<std::string>{"Tanh", "Tanh", "Tanh"});
                }),
                "activations lists 3 functions; RNN takes 1 per direction");
-  expect_error(error_of(rnn, [](RecurrentNode<float>& n) {
-                 n.node().attrs["activations"] = std::vector<std::string>{"Affine"};
-               }),
+  expect_error(error_of(rnn, [](OneNode& n) { n.attr("activations", std::vector<std::string>{"Affine"}); }),
                "activation 'Affine' needs a value in activation_alpha");
-  expect_error(error_of(rnn, [](RecurrentNode<float>& n) { n.node().attrs["clip"] = 0.0; }), "clip must be positive");
-  expect_error(error_of(lstm, [](RecurrentNode<float>& n) { n.node().attrs["input_forget"] = int64_t{1}; }),
+  expect_error(error_of(rnn, [](OneNode& n) { n.attr("clip", 0.0); }), "clip must be positive");
+  expect_error(error_of(lstm, [](OneNode& n) { n.attr("input_forget", int64_t{1}); }),
                "input_forget=1 (coupled input and forget gates) is not supported");
-  expect_error(error_of(lstm, [](RecurrentNode<float>& n) {
-                 n.set_input(7, add_tensor(n.graph(), "p", DataType::Float32(), {1, 9}), {});
-               }),
-               "P 'p' has shape [1, 9]; expected [1, 12]");
-  expect_error(error_of(rnn, [](RecurrentNode<float>& n) {
-                 n.set_input(0, add_tensor(n.graph(), "ints", DataType::Int(32), {3, 2, 3}), {});
-               }),
-               "X 'ints' is int32; only float32 and float64 are supported");
+  Inputs wrong_p = inputs_of<float>(lstm, random_operands(lstm));
+  wrong_p[7] = Input{{1, 9}, DataType::Float32(), {}};
+  expect_error(recurrent_node(lstm, wrong_p).error(), "P 'in7' has shape [1, 9]; expected [1, 12]");
+  Inputs int_x = inputs_of<float>(rnn, random_operands(rnn));
+  int_x[0] = Input{{3, 2, 3}, DataType::Int(32), {}};
+  expect_error(recurrent_node(rnn, int_x).error(), "X 'in0' is int32; only float32 and float64 are supported");
 }
 
 }  // namespace

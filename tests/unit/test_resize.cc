@@ -78,12 +78,10 @@ AxisTaps axis_taps(const ResizeSpec& r, int64_t x, int64_t in, int64_t out, doub
   });
   candidates.resize(static_cast<size_t>(n));
   std::sort(candidates.begin(), candidates.end());
-  if (r.exclude_outside) {
-    double sum = 0;
-    for (size_t i = 0; i < coeffs.size(); ++i) {
+  if (r.exclude_outside) {  // as ONNX's reference: zero the taps outside, then renormalize
+    for (size_t i = 0; i < coeffs.size(); ++i)
       if (candidates[i] < 0 || candidates[i] >= in) coeffs[i] = 0;
-      sum += coeffs[i];
-    }
+    double sum = std::accumulate(coeffs.begin(), coeffs.end(), 0.0);
     for (double& c : coeffs) c /= sum;
   }
   for (size_t i = 0; i < coeffs.size(); ++i) {

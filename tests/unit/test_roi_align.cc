@@ -14,6 +14,7 @@
 
 #include "lowering/ir/ir_interpreter.h"
 #include "tests/unit/one_node.h"
+#include "tests/unit/reference_checks.h"
 
 namespace aotc::test {
 namespace {
@@ -152,29 +153,23 @@ TEST(RoiAlignLowering, BatchIndexOutOfRangeIsARunTimeError) {
 }
 
 TEST(RoiAlignLowering, Errors) {
-  auto error = [](const std::function<void(OneNode&)>& setup) {
-    OneNode node("RoiAlign", 16);
-    setup(node);
-    return node.error();
+  auto expect = [](const std::function<void(OneNode&)>& build, const std::string& text) {
+    expect_node_error("RoiAlign", 16, build, text);
   };
-  auto expect = [](const std::string& message, const std::string& text) {
-    EXPECT_NE(message.find("under_test (RoiAlign)"), std::string::npos) << message;
-    EXPECT_NE(message.find(text), std::string::npos) << message;
-  };
-  expect(error([](OneNode& n) { n.input({1, 1, 4, 4}).input({1, 5}).input<int64_t>({1}, {0}); }),
+  expect([](OneNode& n) { n.input({1, 1, 4, 4}).input({1, 5}).input<int64_t>({1}, {0}); },
          "rois must be float32 of shape [num_rois, 4], got float32 [1, 5]");
-  expect(error([](OneNode& n) { n.input({1, 1, 4, 4}).input({2, 4}).input<int64_t>({1}, {0}); }),
+  expect([](OneNode& n) { n.input({1, 1, 4, 4}).input({2, 4}).input<int64_t>({1}, {0}); },
          "batch_indices must be an integer tensor of shape [2]");
-  expect(error([](OneNode& n) {
+  expect([](OneNode& n) {
            n.input({1, 1, 4, 4}).input({1, 4}).input<int64_t>({1}, {0}).attr("mode", std::string("median"));
-         }),
+         },
          "mode must be avg or max, not 'median'");
-  expect(error([](OneNode& n) {
+  expect([](OneNode& n) {
            n.input({1, 1, 4, 4}).input({1, 4}).input<int64_t>({1}, {0}).attr("coordinate_transformation_mode",
                                                                               std::string("align_corners"));
-         }),
+         },
          "coordinate_transformation_mode must be half_pixel or output_half_pixel");
-  expect(error([](OneNode& n) { n.input({4, 4}).input({1, 4}).input<int64_t>({1}, {0}); }), "expected [N, C, H, W]");
+  expect([](OneNode& n) { n.input({4, 4}).input({1, 4}).input<int64_t>({1}, {0}); }, "expected [N, C, H, W]");
 }
 
 }  // namespace

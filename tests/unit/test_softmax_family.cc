@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/unit/one_node.h"
+#include "tests/unit/reference_checks.h"
 
 namespace aotc::test {
 namespace {
@@ -22,16 +23,6 @@ std::vector<bool> group_axes(int64_t opset, size_t rank, size_t axis) {
   std::vector<bool> normalized(rank, false);
   for (size_t d = axis; d < (opset >= 13 ? axis + 1 : rank); ++d) normalized[d] = true;
   return normalized;
-}
-
-// Calls f(flat index of each element of the group of element i, in row-major order).
-template <typename F>
-void for_each_in_group(const Shape& shape, const std::vector<bool>& normalized, const Index& i, F f) {
-  for_each_index(shape, [&](const Index& j, size_t flat) {
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (!normalized[d] && i[d] != j[d]) return;
-    f(flat);
-  });
 }
 
 template <typename T>
@@ -58,13 +49,6 @@ std::vector<float> reference_hardmax(const Shape& shape, const std::vector<float
     y[flat] = best == flat ? 1.0f : 0.0f;
   });
   return y;
-}
-
-template <typename T>
-void expect_near_all(const std::vector<T>& got, const std::vector<double>& expected, double rtol = 1e-5) {
-  ASSERT_EQ(got.size(), expected.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(static_cast<double>(got[i]), expected[i], 1e-6 + rtol * std::fabs(expected[i])) << "element " << i;
 }
 
 void expect_error_contains(const std::string& message, const std::string& text) {

@@ -54,6 +54,8 @@ void expect_error_at(const std::string& text, int line, const std::string& key,
 // A minimal valid target, for error tests to break one thing in.
 const char* const kValidHeader = "name = \"board\"\n";
 const char* const kValidPool = "[[pool]]\nname = \"sram\"\nsize = \"64K\"\n";
+// A valid file with `lines` between its name (line 1) and its pool.
+std::string valid_file_with(const std::string& lines) { return kValidHeader + lines + kValidPool; }
 
 struct ExpectedTarget {
   std::string name;
@@ -292,8 +294,8 @@ TEST(Targets, FeaturesAreRelativeToTheBase) {
       {m55 + "features = [\"-mve.fp\", \"-mve\", \"-dsp\"]\n", {"fpu", "fp64"}},
       {m55 + "features = [\"-fp64\"]\n", {"fpu", "dsp", "mve", "mve.fp"}},
       {"base = \"cortex-m0plus\"\nname = \"board\"\nfeatures = [\"dsp\", \"mve\"]\n", {"dsp", "mve"}},
-      {std::string(kValidHeader) + "features = [\"fpu\", \"+dsp\"]\n" + kValidPool, {"fpu", "dsp"}},
-      {std::string(kValidHeader) + "features = [\"-fpu\"]\n" + kValidPool, {}},
+      {valid_file_with("features = [\"fpu\", \"+dsp\"]\n"), {"fpu", "dsp"}},
+      {valid_file_with("features = [\"-fpu\"]\n"), {}},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].first);
@@ -304,47 +306,39 @@ TEST(Targets, FeaturesAreRelativeToTheBase) {
 
 TEST(TargetErrors, UnknownFeature) {
   const std::string known = "(known: fpu, fp64, dsp, mve, mve.fp)";
-  expect_error_at(std::string(kValidHeader) + "features = [\n  \"fpu\",\n  \"neon\",\n]\n" + kValidPool, 4,
+  expect_error_at(valid_file_with("features = [\n  \"fpu\",\n  \"neon\",\n]\n"), 4,
                   "features", "unknown feature 'neon' " + known);
   // A near miss gets a suggestion, also with a sign and a base.
   expect_error_at("base = \"cortex-m4\"\nname = \"board\"\nfeatures = [\"+dps\"]\n", 3, "features",
                   "unknown feature 'dps' (did you mean 'dsp'? known: fpu, fp64, dsp, mve, mve.fp)");
-  expect_error_at(std::string(kValidHeader) + "features = [\"-mvefp\"]\n" + kValidPool, 2, "features",
-                  "did you mean 'mve.fp'?");
-  expect_error_at(std::string(kValidHeader) + "features = [\"FPU\"]\n" + kValidPool, 2, "features",
-                  "unknown feature 'FPU'");
-  expect_error_at(std::string(kValidHeader) + "features = [\"-\"]\n" + kValidPool, 2, "features",
-                  "empty feature name");
-  expect_error_at(std::string(kValidHeader) + "features = [\"fpu\", 64]\n" + kValidPool, 2, "features",
-                  "expected a string, got an integer");
+  expect_error_at(valid_file_with("features = [\"-mvefp\"]\n"), 2, "features", "did you mean 'mve.fp'?");
+  expect_error_at(valid_file_with("features = [\"FPU\"]\n"), 2, "features", "unknown feature 'FPU'");
+  expect_error_at(valid_file_with("features = [\"-\"]\n"), 2, "features", "empty feature name");
+  expect_error_at(valid_file_with("features = [\"fpu\", 64]\n"), 2, "features", "expected a string, got an integer");
 }
 
 TEST(TargetErrors, FeatureListedTwice) {
-  expect_error_at(std::string(kValidHeader) + "features = [\n  \"dsp\",\n  \"-dsp\",\n]\n" + kValidPool, 4,
+  expect_error_at(valid_file_with("features = [\n  \"dsp\",\n  \"-dsp\",\n]\n"), 4,
                   "features", "feature 'dsp' is listed twice");
-  expect_error_at(std::string(kValidHeader) + "features = [\"fpu\", \"+fpu\"]\n" + kValidPool, 2, "features",
-                  "feature 'fpu' is listed twice");
+  expect_error_at(valid_file_with("features = [\"fpu\", \"+fpu\"]\n"), 2, "features", "feature 'fpu' is listed twice");
 }
 
 // A feature needs the one it builds on (see known_features()); the error is at the entry
 // that adds it.
 TEST(TargetErrors, FeatureWithoutItsPrerequisite) {
-  expect_error_at(std::string(kValidHeader) + "features = [\n  \"fpu\",\n  \"mve\",\n]\n" + kValidPool, 4,
+  expect_error_at(valid_file_with("features = [\n  \"fpu\",\n  \"mve\",\n]\n"), 4,
                   "features", "feature 'mve' needs 'dsp'; add 'dsp' too");
-  expect_error_at(std::string(kValidHeader) + "features = [\"fp64\"]\n" + kValidPool, 2, "features",
-                  "feature 'fp64' needs 'fpu'");
-  expect_error_at(std::string(kValidHeader) + "features = [\"dsp\", \"mve.fp\"]\n" + kValidPool, 2, "features",
-                  "feature 'mve.fp' needs 'mve'");
+  expect_error_at(valid_file_with("features = [\"fp64\"]\n"), 2, "features", "feature 'fp64' needs 'fpu'");
+  expect_error_at(valid_file_with("features = [\"dsp\", \"mve.fp\"]\n"), 2, "features", "feature 'mve.fp' needs 'mve'");
   expect_error_at("base = \"cortex-m7\"\nname = \"board\"\nfeatures = [\"mve.fp\"]\n", 3, "features",
                   "feature 'mve.fp' needs 'mve'");
   // Helium floating point needs the FPU as well as Helium.
-  expect_error_at(std::string(kValidHeader) + "features = [\"dsp\", \"mve\", \"mve.fp\"]\n" + kValidPool, 2,
+  expect_error_at(valid_file_with("features = [\"dsp\", \"mve\", \"mve.fp\"]\n"), 2,
                   "features", "feature 'mve.fp' needs 'fpu'");
   expect_error_at("base = \"cortex-m55\"\nname = \"board\"\nfeatures = [\"-fp64\", \"-fpu\"]\n", 3, "features",
                   "removing feature 'fpu' leaves 'mve.fp' (from base 'cortex-m55'), which needs it; remove 'mve.fp' too");
   // Adding the prerequisite later in the list is as good as before.
-  Target t = load_target_file(write_temp_target(std::string(kValidHeader) + "features = [\"fp64\", \"fpu\"]\n" +
-                                                kValidPool));
+  Target t = load_target_file(write_temp_target(valid_file_with("features = [\"fp64\", \"fpu\"]\n")));
   EXPECT_EQ(t.features, (std::set<std::string>{"fpu", "fp64"}));
 }
 
@@ -366,13 +360,13 @@ TEST(TargetErrors, RemovalBreaksAPrerequisite) {
 
 TEST(TargetErrors, UnknownKey) {
   expect_error_at(
-      std::string(kValidHeader) + "triple = \"\"\nwokspace_alignment = 16\n" + kValidPool, 3,
+      valid_file_with("triple = \"\"\nwokspace_alignment = 16\n"), 3,
       "wokspace_alignment", "unknown key");
   // A close misspelling gets a suggestion; anything else the list of keys.
   std::string message =
-      load_error(std::string(kValidHeader) + "wokspace_alignment = 16\n" + kValidPool);
+      load_error(valid_file_with("wokspace_alignment = 16\n"));
   EXPECT_NE(message.find("did you mean 'workspace_alignment'"), std::string::npos) << message;
-  message = load_error(std::string(kValidHeader) + "frobnicate = 1\n" + kValidPool);
+  message = load_error(valid_file_with("frobnicate = 1\n"));
   EXPECT_NE(message.find("max_stack_alloca_size"), std::string::npos) << message;
 }
 
@@ -383,18 +377,14 @@ TEST(TargetErrors, UnknownPoolKey) {
 
 TEST(TargetErrors, FirstProblemInTheFileIsReported) {
   // toml++ keeps keys sorted; the loader must still report line 2 before line 3.
-  expect_error_at(std::string(kValidHeader) + "zzz = 1\naaa = 2\n" + kValidPool, 2, "zzz",
-                  "unknown key");
+  expect_error_at(valid_file_with("zzz = 1\naaa = 2\n"), 2, "zzz", "unknown key");
 }
 
 TEST(TargetErrors, WrongTypes) {
-  expect_error_at(std::string(kValidHeader) + "word_size = \"32\"\n" + kValidPool, 2, "word_size",
-                  "expected an integer, got a string");
-  expect_error_at(std::string(kValidHeader) + "features = \"fpu\"\n" + kValidPool, 2, "features",
-                  "expected an array, got a string");
-  expect_error_at(std::string(kValidHeader) + "cflags = \"-O2\"\n" + kValidPool, 2, "cflags",
-                  "expected an array");
-  expect_error_at(std::string(kValidHeader) + "cflags = [\n  \"-O2\",\n  3,\n]\n" + kValidPool, 4,
+  expect_error_at(valid_file_with("word_size = \"32\"\n"), 2, "word_size", "expected an integer, got a string");
+  expect_error_at(valid_file_with("features = \"fpu\"\n"), 2, "features", "expected an array, got a string");
+  expect_error_at(valid_file_with("cflags = \"-O2\"\n"), 2, "cflags", "expected an array");
+  expect_error_at(valid_file_with("cflags = [\n  \"-O2\",\n  3,\n]\n"), 4,
                   "cflags", "expected a string, got an integer");
   expect_error_at("name = 5\n" + std::string(kValidPool), 1, "name", "expected a string");
   expect_error_at(std::string(kValidHeader) + "pool = 5\n", 2, "pool", "expected an array");
@@ -416,27 +406,20 @@ TEST(TargetErrors, BadValues) {
   }
   expect_error_at(std::string(kValidHeader) + "[[pool]]\nname = \"p\"\nsize = \"99999999999G\"\n",
                   4, "pool.size", "too large");
-  expect_error_at(std::string(kValidHeader) + "max_stack_alloca_size = -8\n" + kValidPool, 2,
-                  "max_stack_alloca_size", "negative size");
-  expect_error_at(std::string(kValidHeader) + "workspace_alignment = 12\n" + kValidPool, 2,
-                  "workspace_alignment", "power of two");
-  expect_error_at(std::string(kValidHeader) + "constant_alignment = 0\n" + kValidPool, 2,
-                  "constant_alignment", "power of two");
-  expect_error_at(std::string(kValidHeader) + "constant_alignment = -4\n" + kValidPool, 2,
-                  "constant_alignment", "power of two");
-  expect_error_at(std::string(kValidHeader) + "word_size = 24\n" + kValidPool, 2, "word_size",
-                  "word size must be");
+  expect_error_at(valid_file_with("max_stack_alloca_size = -8\n"), 2, "max_stack_alloca_size", "negative size");
+  expect_error_at(valid_file_with("workspace_alignment = 12\n"), 2, "workspace_alignment", "power of two");
+  expect_error_at(valid_file_with("constant_alignment = 0\n"), 2, "constant_alignment", "power of two");
+  expect_error_at(valid_file_with("constant_alignment = -4\n"), 2, "constant_alignment", "power of two");
+  expect_error_at(valid_file_with("word_size = 24\n"), 2, "word_size", "word size must be");
   expect_error_at("name = \"\"\n" + std::string(kValidPool), 1, "name", "non-empty");
   expect_error_at(std::string(kValidHeader) + "[[pool]]\nname = \"my-pool\"\nsize = 1\n", 3,
                   "pool.name", "not a C identifier");
   expect_error_at(std::string(kValidHeader) + kValidPool + kValidPool, 6, "pool.name",
                   "duplicate pool name");
-  expect_error_at(std::string(kValidHeader) + "word_size = 64\nworkspace_alignment = 2\n" +
-                      kValidPool,
+  expect_error_at(valid_file_with("word_size = 64\nworkspace_alignment = 2\n"),
                   3, "workspace_alignment",
                   "smaller than the 4 bytes int32 and float32 elements need");
-  expect_error_at(std::string(kValidHeader) + "workspace_alignment = 1\nword_size = 32\n" +
-                      kValidPool,
+  expect_error_at(valid_file_with("workspace_alignment = 1\nword_size = 32\n"),
                   2, "workspace_alignment", "smaller than the 4 bytes");
   expect_error_at("base = \"cortex-m3000\"\n" + std::string(kValidHeader), 1, "base",
                   "unknown built-in target");
@@ -457,8 +440,7 @@ TEST(TargetErrors, MissingKeys) {
 
 TEST(TargetErrors, SyntaxError) {
   std::string path;
-  std::string message = load_error(std::string(kValidHeader) + "triple = \"thumb\n" + kValidPool,
-                                   &path);
+  std::string message = load_error(valid_file_with("triple = \"thumb\n"), &path);
   EXPECT_EQ(message.rfind(path + ":2:", 0), 0u) << message;
   EXPECT_NE(message.find("TOML syntax error"), std::string::npos) << message;
 
@@ -466,7 +448,7 @@ TEST(TargetErrors, SyntaxError) {
   EXPECT_EQ(message.rfind(path + ":5:", 0), 0u) << message;
   EXPECT_NE(message.find("TOML syntax error"), std::string::npos) << message;
 
-  message = load_error(std::string(kValidHeader) + "word_size 32\n" + kValidPool, &path);
+  message = load_error(valid_file_with("word_size 32\n"), &path);
   EXPECT_EQ(message.rfind(path + ":2:", 0), 0u) << message;
 }
 
@@ -478,6 +460,14 @@ TEST(TargetErrors, MissingFile) {
   } catch (const CompileError& e) {
     EXPECT_EQ(std::string(e.what()), path + ": cannot open target file");
   }
+}
+
+// A clang command with `options`, for target `t`: its triple and its cflags.
+std::string clang_command(const Target& t, const std::string& options) {
+  std::string command = "clang " + options;
+  if (!t.triple.empty()) command += " --target=" + t.triple;
+  for (const std::string& flag : t.cflags) command += " " + flag;
+  return command;
 }
 
 // The built-in triples and flags must be ones a compiler accepts; checked with clang when
@@ -492,11 +482,8 @@ TEST(Targets, BuiltinFlagsAreAcceptedByClang) {
   }
   for (const std::string& name : builtin_target_names()) {
     SCOPED_TRACE(name);
-    Target t = load_builtin_target(name);
-    std::string command = "clang -std=c99 -Werror -ffreestanding -c -o /dev/null";
-    if (!t.triple.empty()) command += " --target=" + t.triple;
-    for (const std::string& flag : t.cflags) command += " " + flag;
-    command += " " + source + " 2>&1";
+    std::string command = clang_command(load_builtin_target(name), "-std=c99 -Werror -ffreestanding -c -o /dev/null") +
+                          " " + source + " 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
   }
   std::remove(source.c_str());
@@ -570,9 +557,7 @@ TEST(Targets, BuiltinFeaturesAgreeWithTheCompilersMacros) {
   for (const std::string& name : builtin_target_names()) {
     SCOPED_TRACE(name);
     Target t = load_builtin_target(name);
-    std::string command = "clang -dM -E -x c /dev/null";
-    if (!t.triple.empty()) command += " --target=" + t.triple;
-    for (const std::string& flag : t.cflags) command += " " + flag;
+    std::string command = clang_command(t, "-dM -E -x c /dev/null");
     std::string dump;
     if (run_shell(command + " 2>&1", &dump) != 0) {
       // A clang built without this architecture cannot say anything about it.

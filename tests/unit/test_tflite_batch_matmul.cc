@@ -119,10 +119,10 @@ TEST(TfliteL2Normalization, RowsDividedByTheirNorm) {
   }
 }
 
-TEST(TfliteL2Normalization, RejectsInt8ItHasNoKernelFor) {
+TEST(TfliteL2Normalization, RejectsInt16ItHasNoKernelFor) {
   OneNode n("tfl.L2_NORMALIZATION");
-  n.input({4}, std::vector<int8_t>{1, 2, 3, 4}, {0.1f, 0}).output(DataType::Int(8), {4}, {1.0f / 128, 0});
-  EXPECT_NE(n.error().find("only float32 is supported"), std::string::npos) << n.error();
+  n.input({4}, std::vector<int16_t>{1, 2, 3, 4}, {0.1f, 0}).output(DataType::Int(16), {4}, {1.0f / 32768, 0});
+  EXPECT_NE(n.error().find("supported: float32 and int8"), std::string::npos) << n.error();
 }
 
 }  // namespace

@@ -24,6 +24,27 @@ int64_t same_pad(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_
   return std::max<int64_t>((out - 1) * stride + effective - in, 0) / 2;
 }
 
+// An NHWC CONV_2D of one group: input [1, h, w, cin], filter [cout, k, k, cin].
+struct Conv2dGeometry {
+  int64_t h, w, cin, k, stride, pad_h, pad_w, dilation;
+};
+
+// reference_ops::Conv's sum for output (o[0], o[1], channel o[2]) in Acc: taps in filter
+// order, padded taps skipped, no bias.
+template <typename Acc, typename X, typename F>
+Acc conv2d_sum(const Conv2dGeometry& g, const std::vector<X>& x, const std::vector<F>& f, const Index& o) {
+  Acc total = 0;
+  for (int64_t ky = 0; ky < g.k; ++ky)
+    for (int64_t kx = 0; kx < g.k; ++kx)
+      for (int64_t c = 0; c < g.cin; ++c) {
+        int64_t iy = o[0] * g.stride - g.pad_h + ky * g.dilation, ix = o[1] * g.stride - g.pad_w + kx * g.dilation;
+        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
+        total += Acc{x[static_cast<size_t>((iy * g.w + ix) * g.cin + c)]} *
+                 f[static_cast<size_t>(((o[2] * g.k + ky) * g.k + kx) * g.cin + c)];
+      }
+  return total;
+}
+
 struct TransposeCase {
   int64_t in_h, in_w, out_h, out_w, kh, kw, stride;
   const char* padding;
@@ -131,14 +152,7 @@ TEST(TfliteConv, DilatedConv2dSamePaddingFloatAndInt8) {
   n.output(DataType::Float32(), {1, h, w, cout});
   std::vector<float> got = n.run<float>();
   for_each_index({h, w, cout}, [&](const Index& o, size_t flat) {
-    float total = 0;
-    for (int64_t ky = 0; ky < k; ++ky)
-      for (int64_t kx = 0; kx < k; ++kx)
-        for (int64_t c = 0; c < cin; ++c) {
-          int64_t iy = o[0] * stride - ph + ky * dil, ix = o[1] * stride - pw + kx * dil;
-          if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
-          total += x[static_cast<size_t>((iy * w + ix) * cin + c)] * f[static_cast<size_t>(((o[2] * k + ky) * k + kx) * cin + c)];
-        }
+    float total = conv2d_sum<float>({h, w, cin, k, stride, ph, pw, dil}, x, f, o);
     EXPECT_EQ(got[flat], total + bias[static_cast<size_t>(o[2])]) << flat;
   });
 }
@@ -194,14 +208,7 @@ TEST(Tflite16x8, Conv2dWithInt64BiasPerChannel) {
   n.output(DataType::Int(16), {1, h, w, cout}, qy);
   std::vector<int16_t> got = n.run<int16_t>();
   for_each_index({h, w, cout}, [&](const Index& o, size_t flat) {
-    int64_t acc = 0;
-    for (int64_t ky = 0; ky < k; ++ky)
-      for (int64_t kx = 0; kx < k; ++kx)
-        for (int64_t c = 0; c < cin; ++c) {
-          int64_t iy = o[0] - 1 + ky, ix = o[1] - 1 + kx;
-          if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
-          acc += int64_t{x[static_cast<size_t>((iy * w + ix) * cin + c)]} * f[static_cast<size_t>(((o[2] * k + ky) * k + kx) * cin + c)];
-        }
+    int64_t acc = conv2d_sum<int64_t>({h, w, cin, k, 1, 1, 1, 1}, x, f, o);  // SAME: one pad each side
     size_t oc = static_cast<size_t>(o[2]);
     QuantizedMultiplier m = quantize_multiplier(static_cast<double>(qx.scale) * static_cast<double>(filter_scales[oc]) /
                                                 static_cast<double>(qy.scale));

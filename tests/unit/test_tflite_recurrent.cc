@@ -89,6 +89,15 @@ struct SvdfSizes {
   int units() const { return filters / rank; }
 };
 
+// The state moved one step to the front, the last element kept, as both references begin.
+template <typename T>
+void shift_state(std::vector<T>& state) {
+  std::vector<T> shifted(state.size());
+  for (size_t i = 0; i + 1 < state.size(); ++i) shifted[i] = state[i + 1];
+  shifted.back() = state.back();
+  state = shifted;
+}
+
 // TFLite Micro's EvalIntegerSvdfReference with a state of type T (int16 or int8).
 template <typename T>
 std::vector<int8_t> svdf_int8_reference(const SvdfSizes& s, const std::vector<int8_t>& x, Quant qx,
@@ -97,10 +106,7 @@ std::vector<int8_t> svdf_int8_reference(const SvdfSizes& s, const std::vector<in
   QuantizedMultiplier scale1 = quantize_multiplier(static_cast<double>(qx.scale * qwf.scale / qs.scale));
   QuantizedMultiplier scale2 = quantize_multiplier(static_cast<double>(qs.scale * qwt.scale / qy.scale));
   int zs = static_cast<int>(qs.zero_point);
-  std::vector<T> shifted(state.size());
-  for (size_t i = 0; i + 1 < state.size(); ++i) shifted[i] = state[i + 1];
-  shifted.back() = state.back();
-  state = shifted;
+  shift_state(state);
   for (int b = 0; b < s.batches; ++b) {
     for (int f = 0; f < s.filters; ++f) {
       int32_t dot = 0;
@@ -133,10 +139,7 @@ std::vector<int8_t> svdf_int8_reference(const SvdfSizes& s, const std::vector<in
 std::vector<float> svdf_float_reference(const SvdfSizes& s, const std::vector<float>& x, const std::vector<float>& wf,
                                         const std::vector<float>& wt, const std::vector<float>& bias,
                                         std::vector<float>& state, const std::string& activation) {
-  std::vector<float> shifted(state.size());
-  for (size_t i = 0; i + 1 < state.size(); ++i) shifted[i] = state[i + 1];
-  shifted.back() = state.back();
-  state = shifted;
+  shift_state(state);
   for (int b = 0; b < s.batches; ++b) {
     for (int f = 0; f < s.filters; ++f) {
       float dot = 0.0f;

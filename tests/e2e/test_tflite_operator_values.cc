@@ -1,0 +1,746 @@
+// The quantized variants of TFLite's activations and elementwise math, L2_NORMALIZATION and
+// RESIZE_BILINEAR, end to end: a single-operator model goes through `aotc run` (its
+// generated C built with -std=c99 -Wall -Wextra -Werror -pedantic) and every output element
+// must equal what TensorFlow Lite Micro's reference kernels compute. That oracle is written
+// out here, independently of aotc, step for step from TFLM's sources: the Prepare functions
+// (logistic_common.cc, tanh.cc, elementwise.cc, prelu_common.cc, squared_difference.cc) for
+// the multipliers, and reference_integer_ops / reference_ops for the arithmetic, with the
+// fixed-point primitives of TFLite's common.h and gemmlowp's fixedpoint.h. The inputs cover
+// every int8 value (every pair for binary operators), every int16 value for the int16
+// activations, zero points at both ends of the type, and saturating outputs.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <type_traits>
+
+#include "tests/e2e/e2e_util.h"
+#include "tests/tflite_model_builder.h"
+
+namespace aotc::e2e {
+namespace {
+
+using test::TfliteModelBuilder;
+using FBB = flatbuffers::FlatBufferBuilder;
+using namespace test::tensor_types;
+
+// ---------------------------------------------------------------- running a model
+
+template <typename T>
+std::string bytes_of(const std::vector<T>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+template <typename T>
+std::vector<T> values_of(const std::string& bytes) {
+  std::vector<T> v(bytes.size() / sizeof(T));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
+  return v;
+}
+
+void write_model(const TfliteModelBuilder& model, const std::string& path) {
+  std::vector<uint8_t> bytes = model.build();
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Compiles and runs `model` on `inputs` (raw little-endian bytes, in model order) with
+// strict C flags; returns each output's bytes. *failure, if given, receives a failed run
+// instead of failing the test.
+std::vector<std::string> run_model(const TfliteModelBuilder& model, const std::vector<std::string>& inputs,
+                                   size_t output_count, Result* failure = nullptr) {
+  TempDir dir("aotc-tflite-values");
+  std::string path = dir.path() + "/model.tflite";
+  write_model(model, path);
+  std::string input_list, output_list;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string file = dir.path() + "/in" + std::to_string(i) + ".bin";
+    std::ofstream(file, std::ios::binary) << inputs[i];
+    input_list += (i ? "," : "") + file;
+  }
+  for (size_t i = 0; i < output_count; ++i) output_list += (i ? "," : "") + dir.path() + "/out" + std::to_string(i) + ".bin";
+  ScopedEnvironment strict({{"CFLAGS", "-std=c99 -Wall -Wextra -Werror -pedantic -O2"}});
+  std::vector<std::string> args = {"run", path, "--outputs", output_list};
+  if (!inputs.empty()) args.insert(args.end(), {"--inputs", input_list});
+  Result r = run(args);
+  if (failure) *failure = r;
+  if (r.status != 0) {
+    if (!failure) ADD_FAILURE() << r.output;
+    return {};
+  }
+  std::vector<std::string> outputs;
+  for (size_t i = 0; i < output_count; ++i) outputs.push_back(read_bytes(dir.path() + "/out" + std::to_string(i) + ".bin"));
+  return outputs;
+}
+
+// Every value of T, lowest first.
+template <typename T>
+std::vector<T> every_value() {
+  std::vector<T> v;
+  for (int64_t x = std::numeric_limits<T>::min(); x <= std::numeric_limits<T>::max(); ++x) v.push_back(static_cast<T>(x));
+  return v;
+}
+
+// A model of one operator with one graph input x and one output y.
+TfliteModelBuilder unary_model(tfl::BuiltinOperator code, tfl::TensorType type, std::vector<int32_t> shape, float x_scale,
+                               int64_t x_zero, float y_scale, int64_t y_zero) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", type, shape, x_scale, x_zero);
+  int32_t y = b.output("y", type, shape, y_scale, y_zero);
+  b.op(code, {x}, {y});
+  return b;
+}
+
+// ---------------------------------------------------------------- TFLite's fixed point
+
+// gemmlowp's SaturatingRoundingDoublingHighMul.
+int32_t srdhm(int32_t a, int32_t b) {
+  if (a == b && a == std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::max();
+  int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+  int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+  return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+}
+
+// gemmlowp's RoundingDivideByPOT.
+int32_t rdbpot(int32_t x, int exponent) {
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+// TFLite's MultiplyByQuantizedMultiplier (the default, double-rounding one).
+int32_t mbqm(int32_t x, int32_t multiplier, int shift) {
+  int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  return rdbpot(srdhm(static_cast<int32_t>(static_cast<uint32_t>(x) << left), multiplier), right);
+}
+
+// TFLite's QuantizeMultiplier.
+struct Multiplier {
+  int32_t multiplier = 0;
+  int shift = 0;
+};
+Multiplier quantize(double real) {
+  Multiplier m;
+  if (real == 0) return m;
+  double q = std::frexp(real, &m.shift);
+  int64_t fixed = static_cast<int64_t>(std::round(q * static_cast<double>(int64_t{1} << 31)));
+  if (fixed == (int64_t{1} << 31)) fixed /= 2, ++m.shift;
+  if (m.shift < -31) m.shift = 0, fixed = 0;
+  m.multiplier = static_cast<int32_t>(fixed);
+  return m;
+}
+
+// gemmlowp's SaturatingRoundingMultiplyByPOT for a positive exponent.
+int32_t saturating_shift_left(int32_t x, int exponent) {
+  const int32_t threshold = (1 << (31 - exponent)) - 1;
+  if (x > threshold) return std::numeric_limits<int32_t>::max();
+  if (x < -threshold) return std::numeric_limits<int32_t>::min();
+  return x * (1 << exponent);
+}
+
+// TFLite's GetInvSqrtQuantizedMultiplierExp(input, kReverseShift = -1, ...): Newton-Raphson
+// in gemmlowp's FixedPoint<int32_t, 3> (products of Qa and Qb are Q(a+b); Rescale<3> of a
+// Qn value shifts it left by n - 3, saturating).
+Multiplier inv_sqrt(int32_t input) {
+  if (input <= 1) return {std::numeric_limits<int32_t>::max(), 0};
+  int shift = 11;
+  while (input >= (1 << 29)) {
+    input /= 4;
+    ++shift;
+  }
+  const unsigned max_left_shift_bits = static_cast<unsigned>(__builtin_clz(static_cast<uint32_t>(input))) - 1;
+  const unsigned left_shift_bit_pairs = max_left_shift_bits / 2 - 1;
+  shift -= static_cast<int>(left_shift_bit_pairs);
+  input <<= 2 * left_shift_bit_pairs;
+  const int32_t half_input = rdbpot(input >> 1, 1);
+  const int32_t half_three = (1 << 28) + (1 << 27);
+  int32_t x = 1 << 28;
+  for (int i = 0; i < 5; ++i) {
+    const int32_t x3 = saturating_shift_left(srdhm(srdhm(x, x), x), 6);
+    x = saturating_shift_left(srdhm(half_three, x) - srdhm(half_input, x3), 3);
+  }
+  x = srdhm(x, 1518500250);
+  if (shift < 0) {
+    x = static_cast<int32_t>(static_cast<uint32_t>(x) << -shift);
+    shift = 0;
+  }
+  return {x, -shift};
+}
+
+int32_t clamp_to(int32_t v, int32_t lo, int32_t hi) { return std::min(hi, std::max(lo, v)); }
+
+template <typename T>
+T saturate(int32_t v) {
+  return static_cast<T>(clamp_to(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+// ---------------------------------------------------------------- int16 LOGISTIC and TANH
+
+// TFLite's sigmoid_table_uint16 (tensorflow/lite/kernels/internal/common.h): sigmoid(i / 24)
+// in steps of 2^-16, as TFLite has it (its entries are within 1.11 steps of the real value,
+// not rounded to nearest, so they are copied rather than computed).
+const uint16_t kSigmoidTable[256] = {
+    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794, 41432, 42064, 42688,
+    43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409,
+    51865, 52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
+    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110,
+    61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186,
+    63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
+    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900,
+    64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208,
+    65221, 65234, 65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
+    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433, 65438, 65442, 65445, 65449,
+    65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491,
+    65493, 65495, 65497, 65498, 65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
+    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
+    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530,
+    65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
+    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
+
+// Catches a mistyped entry.
+TEST(TfliteSigmoidTable, IsSigmoidOfIOver24) {
+  for (int i = 0; i < 256; ++i) EXPECT_LE(std::fabs(kSigmoidTable[i] - 65536 / (1 + std::exp(-i / 24.0))), 1.2) << i;
+}
+
+// TFLite's CheckedLog2.
+bool checked_log2(float x, int* log2) {
+  const float x_log2 = std::log(x) * (1.0f / std::log(2.0f));
+  const float rounded = std::round(x_log2);
+  *log2 = static_cast<int>(rounded);
+  return std::abs(x_log2 - rounded) < 1e-3f;
+}
+
+// The int16 part of CalculateArithmeticOpDataLogistic and of TANH's CalculateArithmeticOpData.
+Multiplier int16_lut_prepare(float input_scale, bool tanh) {
+  int log2 = 0;
+  bool pot = checked_log2(input_scale, &log2);
+  Multiplier m;
+  m.shift = (15 - 3) + log2;
+  pot &= tanh ? (m.shift == 0 || m.shift == 1) : m.shift == 0;
+  if (pot) return {0, m.shift};
+  double multiplier = static_cast<double>(input_scale) * 4096.0 * 3.0;
+  m.shift = 0;
+  while (multiplier <= 32767.0 / 2.0 && m.shift <= 30) {
+    m.shift++;
+    multiplier = multiplier * 2.0;
+  }
+  m.multiplier = static_cast<int32_t>(multiplier);
+  return m;
+}
+
+// reference_integer_ops::Logistic and Tanh on int16, one element.
+int16_t int16_logistic_or_tanh(int16_t x, Multiplier m, bool tanh) {
+  int32_t multiplier = m.multiplier, shift = m.shift;
+  if (multiplier == 0) {  // power of two case
+    multiplier = 3 << shift;
+    shift = 0;
+  }
+  int32_t round = shift > 0 ? 1 << (shift - 1) : 0;
+  int32_t input = (x * multiplier + round) >> shift;
+  uint32_t abs_input = static_cast<uint32_t>(std::abs(input));
+  if (!tanh) {
+    uint32_t uh = abs_input >> 9, result;
+    if (uh >= 255) {
+      result = 0x7FFF << 10;
+    } else {
+      uint32_t ua = kSigmoidTable[uh], ub = kSigmoidTable[uh + 1], ut = abs_input & 0x1ff;
+      result = (ua << 9) + ut * (ub - ua);
+    }
+    result = input >= 0 ? (result + (1 << 9)) : ((1 << (16 + 9)) - result + (1 << 9) - 1);
+    return static_cast<int16_t>(result >> 10);
+  }
+  uint32_t uh = abs_input >> 8;
+  int32_t result;
+  if (uh >= 255) {
+    result = 0xFFFF << 8;
+  } else {
+    uint32_t ua = kSigmoidTable[uh], ub = kSigmoidTable[uh + 1];
+    uint8_t ut = abs_input & 0xFF;
+    result = static_cast<int32_t>((ua << 8) + ut * (ub - ua));
+  }
+  result = input >= 0 ? (result - (1 << (14 + 9)) + (1 << (9 - 2))) : (-result + (1 << (14 + 9)) + (1 << (9 - 2)) - 1);
+  return static_cast<int16_t>(result >> (9 - 1));
+}
+
+// Every int16 input, for input scales that take each path of Prepare: 2^-12 (the power of
+// two both take), 2^-11 (a power of two for TANH only), a scale just off 2^-12 that
+// CheckedLog2 still calls one, and scales whose multiplier is doubled 3, 6 and 17 times
+// (the largest saturates most of the int16 range, the smallest hardly any of it).
+TEST(TfliteInt16Activations, LogisticAndTanhMatchTfliteMicro) {
+  const float kOutputScale = 1.0f / 32768;
+  for (float scale : {1.0f / 4096, 1.0f / 2048, 1.0005f / 4096, 0.3f, 0.0625f * 0.37f, 1.3e-5f}) {
+    for (bool tanh : {false, true}) {
+      SCOPED_TRACE(std::string(tanh ? "TANH" : "LOGISTIC") + " input scale " + std::to_string(scale));
+      std::vector<int16_t> x = every_value<int16_t>();
+      auto model = unary_model(tanh ? tfl::BuiltinOperator_TANH : tfl::BuiltinOperator_LOGISTIC, kI16, {256, 256}, scale, 0,
+                               kOutputScale, 0);
+      std::vector<std::string> out = run_model(model, {bytes_of(x)}, 1);
+      ASSERT_EQ(out.size(), 1u);
+      std::vector<int16_t> got = values_of<int16_t>(out[0]);
+      ASSERT_EQ(got.size(), x.size());
+      Multiplier m = int16_lut_prepare(scale, tanh);
+      double worst = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        ASSERT_EQ(got[i], int16_logistic_or_tanh(x[i], m, tanh)) << "x = " << x[i];
+        double real = x[i] * static_cast<double>(scale);
+        double want = tanh ? std::tanh(real) : 1 / (1 + std::exp(-real));
+        worst = std::max(worst, std::fabs(got[i] / 32768.0 - want));
+      }
+      EXPECT_LT(worst, 2e-3);  // the table's interpolation, not a wrong formula
+    }
+  }
+}
+
+TEST(TfliteInt16Activations, LogisticAndTanhRejectWhatTfliteMicroRejects) {
+  TempDir dir("aotc-tflite-values");
+  auto expect_error = [&](const TfliteModelBuilder& model, const std::string& message) {
+    std::string path = dir.path() + "/model.tflite";
+    write_model(model, path);
+    Result r = run({"compile", path, "-o", dir.path() + "/out"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  };
+  expect_error(unary_model(tfl::BuiltinOperator_LOGISTIC, kI16, {4}, 1.0f / 4096, 0, 1.0f / 256, 0),
+               "the output scale must be 2^-15");
+  expect_error(unary_model(tfl::BuiltinOperator_TANH, kI16, {4}, 1.0f / 4096, 3, 1.0f / 32768, 0), "needs 0");
+  expect_error(unary_model(tfl::BuiltinOperator_TANH, kI16, {4}, 8.0f, 0, 1.0f / 32768, 0), "too large");
+  expect_error(unary_model(tfl::BuiltinOperator_RSQRT, kI16, {4}, 0.01f, 0, 0.01f, 0), "supported: float32 and int8");
+}
+
+// ---------------------------------------------------------------- L2_NORMALIZATION (int8)
+
+// reference_integer_ops::L2Normalization: rows along the last axis, output in steps of 1/128.
+std::vector<int8_t> int8_l2_normalization(const std::vector<int8_t>& x, int32_t zero_point, int depth) {
+  std::vector<int8_t> y(x.size());
+  for (size_t row = 0; row < x.size() / static_cast<size_t>(depth); ++row) {
+    int32_t acc = 0;
+    for (int c = 0; c < depth; ++c) {
+      int32_t v = x[row * static_cast<size_t>(depth) + static_cast<size_t>(c)] - zero_point;
+      acc += v * v;
+    }
+    Multiplier m = inv_sqrt(acc);
+    for (int c = 0; c < depth; ++c) {
+      size_t i = row * static_cast<size_t>(depth) + static_cast<size_t>(c);
+      y[i] = saturate<int8_t>(mbqm(x[i] - zero_point, m.multiplier, m.shift + 7));
+    }
+  }
+  return y;
+}
+
+// Rows of every kind: all at the zero point (sum 0), one step off it (sum 1), one extreme
+// value, a row of extremes (the largest sums), and pseudo-random rows; zero points at both
+// ends of int8 and in the middle.
+TEST(TfliteL2Normalization, Int8MatchesTfliteMicro) {
+  const int kDepth = 24, kRows = 40;
+  for (int32_t zero_point : {-128, 0, 127, -5}) {
+    SCOPED_TRACE("zero point " + std::to_string(zero_point));
+    std::vector<int8_t> x(static_cast<size_t>(kRows * kDepth), static_cast<int8_t>(zero_point));
+    uint32_t state = 12345;
+    for (int row = 0; row < kRows; ++row) {
+      for (int c = 0; c < kDepth; ++c) {
+        size_t i = static_cast<size_t>(row * kDepth + c);
+        state = state * 1664525u + 1013904223u;
+        if (row == 1 && c == 3) x[i] = static_cast<int8_t>(zero_point == 127 ? 126 : zero_point + 1);
+        if (row == 2 && c == 0) x[i] = zero_point > 0 ? -128 : 127;
+        if (row == 3) x[i] = (c % 2) ? -128 : 127;
+        if (row >= 4) x[i] = static_cast<int8_t>(static_cast<int32_t>(state >> 24) - 128);
+        if (row >= 20 && c > row - 20) x[i] = static_cast<int8_t>(zero_point);  // sparser rows: smaller sums
+      }
+    }
+    TfliteModelBuilder b;
+    int32_t in = b.input("x", kI8, {2, kRows / 2, kDepth}, 0.05f, zero_point);
+    int32_t out = b.output("y", kI8, {2, kRows / 2, kDepth}, 1.0f / 128, 0);
+    b.op(tfl::BuiltinOperator_L2_NORMALIZATION, {in}, {out});
+    std::vector<std::string> got = run_model(b, {bytes_of(x)}, 1);
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<int8_t> want = int8_l2_normalization(x, zero_point, kDepth);
+    std::vector<int8_t> y = values_of<int8_t>(got[0]);
+    ASSERT_EQ(y.size(), want.size());
+    for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], want[i]) << "element " << i;
+    // And the real function: x / |x| to within two steps of 1/128 where the row is not 0.
+    for (int row = 0; row < kRows; ++row) {
+      double norm = 0;
+      for (int c = 0; c < kDepth; ++c) norm += std::pow(x[static_cast<size_t>(row * kDepth + c)] - zero_point, 2);
+      if (norm == 0) continue;
+      for (int c = 0; c < kDepth; ++c) {
+        size_t i = static_cast<size_t>(row * kDepth + c);
+        EXPECT_LE(std::fabs(y[i] - std::min(127.0, 128 * (x[i] - zero_point) / std::sqrt(norm))), 2.0) << i;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- PRELU (int8, int16)
+
+// reference_ops::BroadcastPrelu4DSlow with CalculatePreluParams, alpha per channel.
+template <typename T>
+std::vector<T> quantized_prelu(const std::vector<T>& x, const std::vector<int8_t>& alpha, float sx, int32_t zx, float sa,
+                               int32_t za, float sy, int32_t zy) {
+  Multiplier positive = quantize(static_cast<double>(sx) / static_cast<double>(sy));
+  Multiplier negative = quantize(static_cast<double>(sx) * static_cast<double>(sa) / static_cast<double>(sy));
+  std::vector<T> y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int32_t input = -zx + x[i];
+    int32_t output;
+    if (input >= 0) {
+      output = mbqm(input, positive.multiplier, positive.shift);
+    } else {
+      const int32_t a = -za + alpha[i % alpha.size()];
+      output = mbqm(input * a, negative.multiplier, negative.shift);
+    }
+    y[i] = saturate<T>(output + zy);
+  }
+  return y;
+}
+
+template <typename T>
+void check_prelu(tfl::TensorType type, float sx, int32_t zx, float sa, int32_t za, float sy, int32_t zy) {
+  std::vector<T> x = every_value<T>();
+  std::vector<int8_t> alpha = {-128, -1, 0, 1, 77, 127, static_cast<int8_t>(za), 50};
+  TfliteModelBuilder b;
+  int32_t in = b.input("x", type, {static_cast<int32_t>(x.size() / 8), 8}, sx, zx);
+  int32_t a = b.constant("alpha", kI8, {8}, alpha, sa, za);
+  int32_t out = b.output("y", type, {static_cast<int32_t>(x.size() / 8), 8}, sy, zy);
+  b.op(tfl::BuiltinOperator_PRELU, {in, a}, {out});
+  std::vector<std::string> got = run_model(b, {bytes_of(x)}, 1);
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<T> y = values_of<T>(got[0]), want = quantized_prelu(x, alpha, sx, zx, sa, za, sy, zy);
+  ASSERT_EQ(y.size(), want.size());
+  for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], want[i]) << "x = " << x[i] << ", alpha " << int{alpha[i % 8]};
+}
+
+TEST(TflitePrelu, Int8AndInt16MatchTfliteMicro) {
+  check_prelu<int8_t>(kI8, 0.03f, -128, 0.01f, 127, 0.05f, 127);
+  check_prelu<int8_t>(kI8, 0.1f, 127, 0.004f, -128, 0.02f, -128);
+  check_prelu<int16_t>(kI16, 0.001f, 0, 0.01f, -128, 0.0007f, 0);
+  check_prelu<int16_t>(kI16, 0.0002f, 300, 0.02f, 127, 0.001f, -40);
+}
+
+// ---------------------------------------------------------------- ABS, RSQRT
+
+// AbsEvalQuantized.
+template <typename T>
+T quantized_abs(T x, float sx, int32_t zx, float sy, int32_t zy) {
+  const int32_t value = std::abs(x - zx);
+  if (sx == sy) return saturate<T>(value + zy);
+  Multiplier m = quantize(static_cast<double>(sx) / static_cast<double>(sy));
+  return saturate<T>(mbqm(value, m.multiplier, m.shift) + zy);
+}
+
+template <typename T>
+void check_abs(tfl::TensorType type, float sx, int32_t zx, float sy, int32_t zy) {
+  SCOPED_TRACE("scales " + std::to_string(sx) + ", " + std::to_string(sy) + " zero points " + std::to_string(zx) + ", " +
+               std::to_string(zy));
+  std::vector<T> x = every_value<T>();
+  std::vector<std::string> got =
+      run_model(unary_model(tfl::BuiltinOperator_ABS, type, {static_cast<int32_t>(x.size())}, sx, zx, sy, zy), {bytes_of(x)}, 1);
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<T> y = values_of<T>(got[0]);
+  ASSERT_EQ(y.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    // int16 without quantization parameters: std::abs of the raw value, narrowed.
+    T want = sx == 0 ? static_cast<T>(std::abs(static_cast<int32_t>(x[i]))) : quantized_abs(x[i], sx, zx, sy, zy);
+    ASSERT_EQ(y[i], want) << "x = " << x[i];
+  }
+}
+
+TEST(TfliteAbs, Int8AndInt16MatchTfliteMicro) {
+  check_abs<int8_t>(kI8, 0.05f, -128, 0.05f, 127);  // one scale: no rescaling
+  check_abs<int8_t>(kI8, 0.05f, 127, 0.03f, -128);
+  check_abs<int8_t>(kI8, 0.02f, 3, 0.05f, -100);
+  check_abs<int16_t>(kI16, 0.001f, 0, 0.001f, 0);
+  check_abs<int16_t>(kI16, 0.001f, 0, 0.0004f, 0);  // saturates from |x| > 13107
+  check_abs<int16_t>(kI16, 0, 0, 0, 0);              // -32768 stays -32768
+}
+
+// RsqrtEvalQuantized (SetRsqrtOutputMultiplier), for inputs at or above the zero point.
+int8_t quantized_rsqrt(int8_t x, float sx, int32_t zx, float sy, int32_t zy) {
+  const int32_t value = x - zx;
+  const int kShift = 20;
+  if (value == 0) return 127;
+  Multiplier inv = inv_sqrt(value);
+  const int32_t data = mbqm(1, inv.multiplier, inv.shift + kShift);
+  Multiplier m = quantize(1.0 / (std::sqrt(static_cast<double>(sx)) * static_cast<double>(sy)));
+  return saturate<int8_t>(mbqm(data, m.multiplier, m.shift - kShift) + zy);
+}
+
+TEST(TfliteRsqrt, Int8MatchesTfliteMicro) {
+  struct Case {
+    float sx;
+    int32_t zx;
+    float sy;
+    int32_t zy;
+  };
+  for (Case c : {Case{0.05f, -128, 0.02f, -128}, Case{0.001f, -128, 0.5f, 0}, Case{0.3f, -128, 0.01f, 127},
+                 Case{0.02f, 0, 0.05f, -60}}) {
+    SCOPED_TRACE("input zero point " + std::to_string(c.zx) + " scales " + std::to_string(c.sx) + ", " + std::to_string(c.sy));
+    std::vector<int8_t> x;  // every valid input: at or above the zero point
+    for (int v = c.zx; v <= 127; ++v) x.push_back(static_cast<int8_t>(v));
+    std::vector<std::string> got = run_model(
+        unary_model(tfl::BuiltinOperator_RSQRT, kI8, {static_cast<int32_t>(x.size())}, c.sx, c.zx, c.sy, c.zy), {bytes_of(x)}, 1);
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<int8_t> y = values_of<int8_t>(got[0]);
+    ASSERT_EQ(y.size(), x.size());
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], quantized_rsqrt(x[i], c.sx, c.zx, c.sy, c.zy)) << "x = " << int{x[i]};
+  }
+}
+
+// TFLite Micro fails the invocation on an input below the zero point; so does the model.
+TEST(TfliteRsqrt, Int8InputBelowTheZeroPointFailsTheRun) {
+  std::vector<int8_t> x = {5, 0, -1, 7};
+  Result failure;
+  std::vector<std::string> got =
+      run_model(unary_model(tfl::BuiltinOperator_RSQRT, kI8, {4}, 0.1f, 0, 0.1f, 0), {bytes_of(x)}, 1, &failure);
+  EXPECT_TRUE(got.empty());
+  EXPECT_NE(failure.status, 0);
+  EXPECT_NE(failure.output.find("_run failed"), std::string::npos) << failure.output;
+}
+
+// ---------------------------------------------------------------- SQUARED_DIFFERENCE
+
+// SquaredDifference(x, y, params) with PrepareQuantized's parameters.
+template <typename T>
+T quantized_squared_difference(T a, T b, float sa, int32_t za, float sb, int32_t zb, float sy, int32_t zy) {
+  const int left_shift = sizeof(T) == 1 ? 7 : 0;
+  const double twice_max_input_scale = 2.0 * static_cast<double>(std::max(sa, sb));
+  Multiplier ma = quantize(static_cast<double>(sa) / twice_max_input_scale);
+  Multiplier mb = quantize(static_cast<double>(sb) / twice_max_input_scale);
+  Multiplier my = quantize((twice_max_input_scale * twice_max_input_scale) /
+                           static_cast<double>((1 << left_shift * 2) * sy));
+  const int32_t shifted_a = (-za + a) * (1 << left_shift), shifted_b = (-zb + b) * (1 << left_shift);
+  const int32_t raw_diff = mbqm(shifted_a, ma.multiplier, ma.shift) - mbqm(shifted_b, mb.multiplier, mb.shift);
+  return saturate<T>(mbqm(raw_diff * raw_diff, my.multiplier, my.shift) + zy);
+}
+
+// a [n, 1] against b [1, n], broadcast to every pair.
+template <typename T>
+void check_squared_difference(tfl::TensorType type, const std::vector<T>& a, const std::vector<T>& b, float sa, int32_t za,
+                              float sb, int32_t zb, float sy, int32_t zy) {
+  int32_t n = static_cast<int32_t>(a.size()), m = static_cast<int32_t>(b.size());
+  TfliteModelBuilder builder;
+  int32_t ia = builder.input("a", type, {n, 1}, sa, za), ib = builder.input("b", type, {1, m}, sb, zb);
+  int32_t out = builder.output("y", type, {n, m}, sy, zy);
+  builder.op(tfl::BuiltinOperator_SQUARED_DIFFERENCE, {ia, ib}, {out});
+  std::vector<std::string> got = run_model(builder, {bytes_of(a), bytes_of(b)}, 1);
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<T> y = values_of<T>(got[0]);
+  ASSERT_EQ(y.size(), a.size() * b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = 0; j < b.size(); ++j) {
+      T want = sa == 0 ? static_cast<T>((a[i] - b[j]) * (a[i] - b[j]))
+                       : quantized_squared_difference(a[i], b[j], sa, za, sb, zb, sy, zy);
+      ASSERT_EQ(y[i * b.size() + j], want) << "a = " << a[i] << ", b = " << b[j];
+    }
+}
+
+TEST(TfliteSquaredDifference, Int8Int16AndInt32MatchTfliteMicro) {
+  std::vector<int8_t> all8 = every_value<int8_t>();
+  // Every pair of int8 values; zero points at the ends, outputs that saturate.
+  check_squared_difference<int8_t>(kI8, all8, all8, 0.02f, -128, 0.05f, 127, 1.0f, -128);
+  check_squared_difference<int8_t>(kI8, all8, all8, 0.04f, 10, 0.04f, -3, 0.5f, 127);
+  std::vector<int16_t> some16;
+  for (int v = -32768; v <= 32767; v += 257) some16.push_back(static_cast<int16_t>(v));
+  for (int v : {-1, 0, 1, 32767, -32767}) some16.push_back(static_cast<int16_t>(v));
+  check_squared_difference<int16_t>(kI16, some16, some16, 0.001f, 0, 0.0005f, 0, 0.002f, 0);
+  check_squared_difference<int16_t>(kI16, some16, some16, 0.0001f, 0, 0.0001f, 0, 0.2f, 0);
+  // int32 (no quantization): differences up to 46340, whose square is the largest in int32.
+  std::vector<int32_t> ints = {-21340, -1000, -7, 0, 3, 999, 20000, 21340};
+  check_squared_difference<int32_t>(kI32, ints, std::vector<int32_t>{-3, 0, 12, 25000}, 0, 0, 0, 0, 0, 0);
+}
+
+// ---------------------------------------------------------------- RESIZE_BILINEAR
+
+struct ResizeCase {
+  int in_h, in_w, out_h, out_w;
+  bool align_corners, half_pixel_centers;
+};
+
+// reference_ops::ResizeBilinear (float) and ResizeBilinearInteger (int8) for one channel
+// layout [1, h, w, depth].
+template <typename T>
+std::vector<T> resize_bilinear(const std::vector<T>& x, const ResizeCase& c, int depth) {
+  std::vector<T> y(static_cast<size_t>(c.out_h * c.out_w * depth));
+  auto at = [&](int yy, int xx, int ch) { return x[static_cast<size_t>((yy * c.in_w + xx) * depth + ch)]; };
+  if constexpr (std::is_same_v<T, float>) {
+    float hs = static_cast<float>(c.in_h) / c.out_h, ws = static_cast<float>(c.in_w) / c.out_w;
+    if (c.align_corners && c.out_h > 1) hs = static_cast<float>(c.in_h - 1) / (c.out_h - 1);
+    if (c.align_corners && c.out_w > 1) ws = static_cast<float>(c.in_w - 1) / (c.out_w - 1);
+    auto interpolation = [&](int v, float scale, int size, float* scaled, int32_t* lo, int32_t* hi) {
+      *scaled = c.half_pixel_centers ? (static_cast<float>(v) + 0.5f) * scale - 0.5f : static_cast<float>(v) * scale;
+      *lo = std::max(static_cast<int32_t>(std::floor(*scaled)), 0);
+      *hi = std::min(static_cast<int32_t>(std::ceil(*scaled)), size - 1);
+    };
+    for (int oy = 0; oy < c.out_h; ++oy)
+      for (int ox = 0; ox < c.out_w; ++ox) {
+        float iy, ix;
+        int32_t y0, y1, x0, x1;
+        interpolation(oy, hs, c.in_h, &iy, &y0, &y1);
+        interpolation(ox, ws, c.in_w, &ix, &x0, &x1);
+        for (int ch = 0; ch < depth; ++ch)
+          y[static_cast<size_t>((oy * c.out_w + ox) * depth + ch)] =
+              at(y0, x0, ch) * (1 - (iy - y0)) * (1 - (ix - x0)) + at(y1, x0, ch) * (iy - y0) * (1 - (ix - x0)) +
+              at(y0, x1, ch) * (1 - (iy - y0)) * (ix - x0) + at(y1, x1, ch) * (iy - y0) * (ix - x0);
+      }
+  } else {
+    auto scale_10 = [&](int in, int out) {
+      return c.align_corners && out > 1 ? ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1) : ((1 << 10) * in + out / 2) / out;
+    };
+    auto interpolation = [&](int v, int32_t scale, int size, int32_t* scaled, int32_t* lo, int32_t* hi) {
+      *scaled = c.half_pixel_centers ? v * scale + scale / 2 - (1 << 9) : v * scale;
+      *lo = std::max(*scaled / (1 << 10), 0);
+      *hi = std::min((*scaled + (1 << 10) - 1) / (1 << 10), size - 1);
+    };
+    for (int oy = 0; oy < c.out_h; ++oy)
+      for (int ox = 0; ox < c.out_w; ++ox) {
+        int32_t iy, ix, y0, y1, x0, x1;
+        interpolation(oy, scale_10(c.in_h, c.out_h), c.in_h, &iy, &y0, &y1);
+        interpolation(ox, scale_10(c.in_w, c.out_w), c.in_w, &ix, &x0, &x1);
+        const int32_t dy = iy - (1 << 10) * y0, dx = ix - (1 << 10) * x0;  // as TFLite spells them out
+        for (int ch = 0; ch < depth; ++ch) {
+          const int64_t sum = static_cast<int64_t>(at(y0, x0, ch)) * ((1 << 10) - dy) * ((1 << 10) - dx) +
+                              static_cast<int64_t>(at(y1, x0, ch)) * dy * ((1 << 10) - dx) +
+                              static_cast<int64_t>(at(y0, x1, ch)) * ((1 << 10) - dy) * dx +
+                              static_cast<int64_t>(at(y1, x1, ch)) * dy * dx;
+          const int64_t round = sum > 0 ? (1 << 19) : -(1 << 19);
+          y[static_cast<size_t>((oy * c.out_w + ox) * depth + ch)] = static_cast<T>((sum + round) / (1 << 20));
+        }
+      }
+  }
+  return y;
+}
+
+template <typename T>
+void check_resize_bilinear(const ResizeCase& c) {
+  SCOPED_TRACE(std::to_string(c.in_h) + "x" + std::to_string(c.in_w) + " to " + std::to_string(c.out_h) + "x" +
+               std::to_string(c.out_w) + (c.align_corners ? " align_corners" : "") +
+               (c.half_pixel_centers ? " half_pixel_centers" : ""));
+  const int depth = 3;
+  bool integer = std::is_same_v<T, int8_t>;
+  std::vector<T> x(static_cast<size_t>(c.in_h * c.in_w * depth));
+  uint32_t state = 777;
+  for (T& v : x) {
+    state = state * 1664525u + 1013904223u;
+    v = integer ? static_cast<T>(static_cast<int32_t>(state >> 24) - 128) : static_cast<T>((state >> 8) / 16777216.0 * 4 - 2);
+  }
+  if (integer) x[0] = static_cast<T>(-128), x[1] = static_cast<T>(127);
+  TfliteModelBuilder b;
+  tfl::TensorType type = integer ? kI8 : kF32;
+  int32_t in = b.input("x", type, {1, c.in_h, c.in_w, depth}, integer ? 0.05f : 0, integer ? 3 : 0);
+  int32_t size = b.constant("size", kI32, {2}, std::vector<int32_t>{c.out_h, c.out_w});
+  int32_t out = b.output("y", type, {1, c.out_h, c.out_w, depth}, integer ? 0.05f : 0, integer ? 3 : 0);
+  b.op(tfl::BuiltinOperator_RESIZE_BILINEAR, {in, size}, {out}, tfl::BuiltinOptions_ResizeBilinearOptions,
+       [c](FBB& f) { return tfl::CreateResizeBilinearOptions(f, c.align_corners, c.half_pixel_centers).Union(); });
+  std::vector<std::string> got = run_model(b, {bytes_of(x)}, 1);
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<T> y = values_of<T>(got[0]), want = resize_bilinear(x, c, depth);
+  ASSERT_EQ(y.size(), want.size());
+  for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], want[i]) << "element " << i;
+}
+
+TEST(TfliteResizeBilinear, FloatAndInt8MatchTfliteMicro) {
+  for (ResizeCase c : {ResizeCase{3, 4, 7, 5, false, false}, ResizeCase{3, 4, 7, 5, true, false},
+                       ResizeCase{3, 4, 7, 5, false, true}, ResizeCase{5, 6, 2, 4, false, true},
+                       ResizeCase{4, 4, 1, 1, true, false}}) {
+    check_resize_bilinear<float>(c);
+    check_resize_bilinear<int8_t>(c);
+  }
+}
+
+// ---------------------------------------------------------------- folded at compile time
+
+// The same kernels on constant operands: fold_constants evaluates them at compile time in
+// the IR interpreter, whose fixed-point calls run the runtime's C through
+// lowering/ir/runtime_calls.cc, and the values must be the same. `add_op` adds the
+// constants and the operator writing tensor `t`; a MAXIMUM with an input at T's minimum
+// carries t to the output.
+template <typename T>
+std::vector<T> run_folded(tfl::TensorType type, std::vector<int32_t> shape, float t_scale, int64_t t_zero,
+                          const std::function<void(TfliteModelBuilder&, int32_t)>& add_op) {
+  TfliteModelBuilder b;
+  size_t size = 1;
+  for (int32_t d : shape) size *= static_cast<size_t>(d);
+  int32_t t = b.tensor(TfliteModelBuilder::spec("t", type, shape, t_scale, t_zero));
+  add_op(b, t);
+  int32_t z = b.input("z", type, shape, t_scale, t_zero);
+  int32_t y = b.output("y", type, shape, t_scale, t_zero);
+  b.op(tfl::BuiltinOperator_MAXIMUM, {t, z}, {y});
+  // Only the MAXIMUM is left after fold_constants.
+  TempDir dir("aotc-tflite-values");
+  write_model(b, dir.path() + "/model.tflite");
+  Result ir = run({"compile", dir.path() + "/model.tflite", "-o", dir.path() + "/out", "--print-after", "fold_constants"});
+  EXPECT_EQ(ir.status, 0) << ir.output;
+  size_t kernels = 0;
+  for (size_t at = ir.output.find(" = tfl."); at != std::string::npos; at = ir.output.find(" = tfl.", at + 1)) ++kernels;
+  EXPECT_EQ(kernels, 1u) << ir.output;
+  std::vector<std::string> out = run_model(b, {bytes_of(std::vector<T>(size, std::numeric_limits<T>::min()))}, 1);
+  return out.empty() ? std::vector<T>{} : values_of<T>(out[0]);
+}
+
+TEST(TfliteFoldedOperators, MatchTfliteMicroToo) {
+  std::vector<int16_t> all16 = every_value<int16_t>();
+  for (bool tanh : {false, true}) {
+    SCOPED_TRACE(tanh ? "TANH" : "LOGISTIC");
+    std::vector<int16_t> y = run_folded<int16_t>(kI16, {256, 256}, 1.0f / 32768, 0, [&](TfliteModelBuilder& b, int32_t t) {
+      int32_t x = b.constant("x", kI16, {256, 256}, all16, 0.3f, 0);
+      b.op(tanh ? tfl::BuiltinOperator_TANH : tfl::BuiltinOperator_LOGISTIC, {x}, {t});
+    });
+    ASSERT_EQ(y.size(), all16.size());
+    Multiplier m = int16_lut_prepare(0.3f, tanh);
+    for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], int16_logistic_or_tanh(all16[i], m, tanh)) << all16[i];
+  }
+  {
+    SCOPED_TRACE("L2_NORMALIZATION");
+    std::vector<int8_t> x = every_value<int8_t>();
+    std::vector<int8_t> y = run_folded<int8_t>(kI8, {16, 16}, 1.0f / 128, 0, [&](TfliteModelBuilder& b, int32_t t) {
+      b.op(tfl::BuiltinOperator_L2_NORMALIZATION, {b.constant("x", kI8, {16, 16}, x, 0.05f, -5)}, {t});
+    });
+    EXPECT_EQ(y, int8_l2_normalization(x, -5, 16));
+  }
+  {
+    SCOPED_TRACE("RSQRT");
+    std::vector<int8_t> x;
+    for (int v = 0; v <= 127; ++v) x.push_back(static_cast<int8_t>(v));
+    std::vector<int8_t> y = run_folded<int8_t>(kI8, {128}, 0.05f, -60, [&](TfliteModelBuilder& b, int32_t t) {
+      b.op(tfl::BuiltinOperator_RSQRT, {b.constant("x", kI8, {128}, x, 0.02f, 0)}, {t});
+    });
+    ASSERT_EQ(y.size(), x.size());
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], quantized_rsqrt(x[i], 0.02f, 0, 0.05f, -60)) << int{x[i]};
+  }
+  {
+    SCOPED_TRACE("ABS");
+    std::vector<int16_t> y = run_folded<int16_t>(kI16, {256, 256}, 0.0004f, 0, [&](TfliteModelBuilder& b, int32_t t) {
+      b.op(tfl::BuiltinOperator_ABS, {b.constant("x", kI16, {256, 256}, all16, 0.001f, 0)}, {t});
+    });
+    ASSERT_EQ(y.size(), all16.size());
+    for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], quantized_abs<int16_t>(all16[i], 0.001f, 0, 0.0004f, 0)) << all16[i];
+  }
+  {
+    SCOPED_TRACE("PRELU");
+    std::vector<int8_t> alpha = {-128, -1, 0, 1, 77, 127, 5, 50};
+    std::vector<int16_t> y = run_folded<int16_t>(kI16, {8192, 8}, 0.001f, -40, [&](TfliteModelBuilder& b, int32_t t) {
+      int32_t x = b.constant("x", kI16, {8192, 8}, all16, 0.0002f, 300);
+      b.op(tfl::BuiltinOperator_PRELU, {x, b.constant("alpha", kI8, {8}, alpha, 0.02f, 5)}, {t});
+    });
+    EXPECT_EQ(y, quantized_prelu(all16, alpha, 0.0002f, 300, 0.02f, 5, 0.001f, -40));
+  }
+  {
+    SCOPED_TRACE("SQUARED_DIFFERENCE");
+    std::vector<int8_t> a = every_value<int8_t>();
+    std::vector<int8_t> y = run_folded<int8_t>(kI8, {256, 256}, 1.0f, -128, [&](TfliteModelBuilder& b, int32_t t) {
+      int32_t ca = b.constant("a", kI8, {256, 1}, a, 0.02f, -128), cb = b.constant("b", kI8, {1, 256}, a, 0.05f, 127);
+      b.op(tfl::BuiltinOperator_SQUARED_DIFFERENCE, {ca, cb}, {t});
+    });
+    ASSERT_EQ(y.size(), a.size() * a.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      for (size_t j = 0; j < a.size(); ++j)
+        ASSERT_EQ(y[i * a.size() + j], quantized_squared_difference(a[i], a[j], 0.02f, -128, 0.05f, 127, 1.0f, -128))
+            << int{a[i]} << " " << int{a[j]};
+  }
+}
+
+}  // namespace
+}  // namespace aotc::e2e
