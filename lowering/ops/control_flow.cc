@@ -371,8 +371,13 @@ LoopFacts facts_of_scan(const Graph& g, const Node& node) {
     node_error(node, "num_scan_inputs " + std::to_string(node.attr_int("num_scan_inputs", 0)) + " must be between 1 and " +
                          std::to_string(declared));
   f.carried = declared - f.scan_inputs;
-  if (node.outputs.size() < f.carried || body.outputs.size() < f.carried)
-    node_error(node, "has fewer outputs than state values");
+  if (node.outputs.size() < f.carried) node_error(node, "has fewer outputs than state values");
+  if (body.inputs.size() != f.carried + f.scan_inputs)
+    node_error(node, "its body has " + std::to_string(body.inputs.size()) + " parameters; it needs " +
+                         std::to_string(f.carried + f.scan_inputs) + " (state values, then one slice per scan input)");
+  if (body.outputs.size() != node.outputs.size())
+    node_error(node, "its body gives " + std::to_string(body.outputs.size()) + " outputs, the Scan has " +
+                         std::to_string(node.outputs.size()));
   f.scan_outputs = node.outputs.size() - f.carried;
   std::vector<TensorId> scanned(node.inputs.begin() + static_cast<long>(f.carried), node.inputs.begin() + static_cast<long>(declared));
   f.input_axes = axes_attr(g, node, "scan_input_axes", f.scan_inputs, scanned, false);
@@ -465,12 +470,6 @@ void infer_scan(Graph& g, Node& node) {
   Subgraph& body = mutable_subgraph(node, "body");
   for (size_t i = 0; i < node.declared_inputs(); ++i) require_input(g, node, i);
   LoopFacts f = facts_of_scan(g, node);
-  if (body.inputs.size() != f.carried + f.scan_inputs)
-    node_error(node, "its body has " + std::to_string(body.inputs.size()) + " parameters; it needs " +
-                         std::to_string(f.carried + f.scan_inputs) + " (state values, then one slice per scan input)");
-  if (body.outputs.size() != node.outputs.size())
-    node_error(node, "its body gives " + std::to_string(body.outputs.size()) + " outputs, the Scan has " +
-                         std::to_string(node.outputs.size()));
   for (size_t i = 0; i < f.carried; ++i) {
     const Tensor& s = g.tensor(node.inputs[i]);
     set_parameter(g, body, i, s.dtype, s.shape);

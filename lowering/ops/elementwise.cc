@@ -75,6 +75,25 @@ InferFn broadcast_infer(unsigned allowed, DataType output_type) {
   return [allowed, output_type](Graph& g, Node& node) { infer_broadcast(g, node, allowed, &output_type); };
 }
 
+static void require_two_inputs(const Graph& g, const Node& node) {
+  if (node.inputs.size() != 2) node_error(node, "needs 2 inputs, not " + std::to_string(node.inputs.size()));
+  require_input(g, node, 1);
+}
+
+InferFn binary_infer(unsigned allowed) {
+  return [allowed](Graph& g, Node& node) {
+    require_two_inputs(g, node);
+    infer_broadcast(g, node, allowed, nullptr);
+  };
+}
+
+InferFn binary_infer(unsigned allowed, DataType output_type) {
+  return [allowed, output_type](Graph& g, Node& node) {
+    require_two_inputs(g, node);
+    infer_broadcast(g, node, allowed, &output_type);
+  };
+}
+
 // ---------------------------------------------------------------- the kernel
 
 namespace {
@@ -242,7 +261,7 @@ Expr mod(const Node& node, const std::vector<Expr>& in) {
 }
 
 void infer_mod(Graph& g, Node& node) {
-  broadcast_infer(kNumericTypes)(g, node);
+  binary_infer(kNumericTypes)(g, node);
   if (g.tensor(node.inputs[0]).dtype.is_float() && node.attr_int("fmod", 0) == 0)
     node_error(node, "fmod=0 (integer modulo) on floating-point inputs is not defined by ONNX; set fmod=1");
 }
@@ -313,7 +332,7 @@ void infer_bit_shift(Graph& g, Node& node) {
   std::string direction = node.attr_string("direction", "");
   if (direction != "LEFT" && direction != "RIGHT")
     node_error(node, "direction must be \"LEFT\" or \"RIGHT\", not \"" + direction + "\"");
-  broadcast_infer(kUnsignedTypes)(g, node);
+  binary_infer(kUnsignedTypes)(g, node);
 }
 
 void infer_identity(Graph& g, Node& node) {
@@ -339,10 +358,10 @@ void infer_identity(Graph& g, Node& node) {
 
 using Operands = const std::vector<Expr>&;
 
-AOTC_REGISTER_OP("Add", elementwise(broadcast_infer(kNumericTypes), [](const Node&, Operands in) { return wrapping_add(in[0], in[1]); }));
-AOTC_REGISTER_OP("Sub", elementwise(broadcast_infer(kNumericTypes), [](const Node&, Operands in) { return wrapping_sub(in[0], in[1]); }));
-AOTC_REGISTER_OP("Mul", elementwise(broadcast_infer(kNumericTypes), [](const Node&, Operands in) { return wrapping_mul(in[0], in[1]); }));
-AOTC_REGISTER_OP("Div", elementwise(broadcast_infer(kNumericTypes), [](const Node&, Operands in) { return divide(in[0], in[1]); }));
+AOTC_REGISTER_OP("Add", elementwise(binary_infer(kNumericTypes), [](const Node&, Operands in) { return wrapping_add(in[0], in[1]); }));
+AOTC_REGISTER_OP("Sub", elementwise(binary_infer(kNumericTypes), [](const Node&, Operands in) { return wrapping_sub(in[0], in[1]); }));
+AOTC_REGISTER_OP("Mul", elementwise(binary_infer(kNumericTypes), [](const Node&, Operands in) { return wrapping_mul(in[0], in[1]); }));
+AOTC_REGISTER_OP("Div", elementwise(binary_infer(kNumericTypes), [](const Node&, Operands in) { return divide(in[0], in[1]); }));
 AOTC_REGISTER_OP("Mod", elementwise(infer_mod, mod));
 AOTC_REGISTER_OP("Pow", elementwise(infer_pow, pow));
 AOTC_REGISTER_OP("Abs", elementwise(broadcast_infer(kNumericTypes), abs));

@@ -35,6 +35,9 @@ const Tensor& require_type(const Graph& g, const Node& node, size_t index, unsig
 // or the inputs' type when it is not given.
 InferFn broadcast_infer(unsigned allowed);
 InferFn broadcast_infer(unsigned allowed, DataType output_type);
+// The same for an operator of exactly two inputs (Add, Equal, And...), both required.
+InferFn binary_infer(unsigned allowed);
+InferFn binary_infer(unsigned allowed, DataType output_type);
 
 // An elementwise operator (see elementwise_op in kernel_builder.h) whose scalar form needs
 // only the node and its operands.

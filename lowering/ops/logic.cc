@@ -16,11 +16,11 @@ using ir::Expr;
 using Operands = const std::vector<Expr>&;
 
 OpDef comparison(unsigned allowed, Expr (*compare)(Expr, Expr)) {
-  return elementwise(broadcast_infer(allowed, DataType::Bool()), [compare](const Node&, Operands in) { return compare(in[0], in[1]); });
+  return elementwise(binary_infer(allowed, DataType::Bool()), [compare](const Node&, Operands in) { return compare(in[0], in[1]); });
 }
 
 OpDef logic(Expr (*op)(Expr, Expr)) {
-  return elementwise(broadcast_infer(kBoolType), [op](const Node&, Operands in) { return op(in[0], in[1]); });
+  return elementwise(binary_infer(kBoolType), [op](const Node&, Operands in) { return op(in[0], in[1]); });
 }
 
 // Where(condition, X, Y): X's type; the three broadcast together.

@@ -48,7 +48,12 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"huge_tile", {"node tile (Tile)", "more than 2147483647 elements"}},
         Malformed{"unknown_domain", {"node relu (Relu)", "domain 'com.example'"}},
         Malformed{"sequence_input", {"graph input 'x' is not a tensor"}},
-        Malformed{"future_opset", {"opset 99 is newer than the newest aotc knows"}}),
+        Malformed{"future_opset", {"opset 99 is newer than the newest aotc knows"}},
+        // Found by fuzz_compile (not made by make_malformed_models.py): test_scan9_sum with
+        // one body output dropped; it read past the end of the body's outputs.
+        Malformed{"fuzz_scan_outputs", {"node y (Scan)", "its body gives 1 outputs, the Scan has 2"}},
+        // Also fuzz_compile's: an Add with one input (in a Scan body); it read a second operand.
+        Malformed{"fuzz_add_one_input", {"node sum_out (Add)", "needs 2 inputs, not 1"}}),
     [](const auto& info) { return std::string(info.param.file); });
 
 // Legal since IR version 4, but easy to miss: the input's default value becomes a constant.
