@@ -49,4 +49,13 @@ std::string display_text(const std::string& s) {
   return out;
 }
 
+std::vector<std::string> split_at_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1)
+    parts.push_back(text.substr(start, comma - start));
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
 }  // namespace aotc

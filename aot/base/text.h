@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace aotc {
 
@@ -14,5 +15,9 @@ std::string valid_utf8(const std::string& s);
 // than newline and tab (terminal escapes among them) replaced by '?', and "*/" (which
 // would end a C comment) written "* /".
 std::string display_text(const std::string& s);
+
+// "a,b,,c" -> {"a", "b", "", "c"}: the parts of a comma-separated option value, empty ones
+// kept so that the caller can reject them.
+std::vector<std::string> split_at_commas(const std::string& text);
 
 }  // namespace aotc

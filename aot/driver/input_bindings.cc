@@ -8,26 +8,13 @@
 #include <functional>
 
 #include "aot/base/element_bytes.h"
+#include "aot/base/text.h"
 #include "aot/driver/tensor_io.h"
+#include "aot/import/shape_bindings.h"
 #include "lowering/ops/control_flow.h"
 
 namespace aotc {
 namespace {
-
-std::pair<std::string, std::string> split_spec(const std::string& option, const std::string& spec, const char* form) {
-  size_t eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-    throw CompileError(option + " '" + spec + "': expected " + form);
-  return {spec.substr(0, eq), spec.substr(eq + 1)};
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t comma; (comma = s.find(',', start)) != std::string::npos; start = comma + 1) parts.push_back(s.substr(start, comma - start));
-  parts.push_back(s.substr(start));
-  return parts;
-}
 
 bool looks_numeric(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789+-.eE,infatruINFATRU") == std::string::npos;
@@ -42,7 +29,7 @@ std::vector<uint8_t> bound_value(const Tensor& input, const std::string& value) 
     return read_tensor_file(value, input);
   }
   if (input.dtype.is_float16()) throw CompileError(what + ": a float16 input is bound with a file, not numbers");
-  std::vector<std::string> parts = split_commas(value);
+  std::vector<std::string> parts = split_at_commas(value);
   int64_t n = input.num_elements();
   if (static_cast<int64_t>(parts.size()) != 1 && static_cast<int64_t>(parts.size()) != n)
     throw CompileError(what + ": " + std::to_string(parts.size()) + " numbers for an input of " + std::to_string(n) +
@@ -100,15 +87,15 @@ int set_max_trip(std::vector<Node>& nodes, const std::string& name, int64_t trip
 }  // namespace
 
 void parse_bind(const std::string& spec, InputBindings* bindings) {
-  bindings->constants.push_back(split_spec("--bind", spec, "NAME=VALUE (numbers or a file)"));
+  bindings->constants.push_back(split_binding("--bind", spec, "NAME=VALUE (numbers or a file)"));
 }
 
 void parse_state(const std::string& spec, InputBindings* bindings) {
-  bindings->states.push_back(split_spec("--state", spec, "IN=OUT (an input and the output that is its next value)"));
+  bindings->states.push_back(split_binding("--state", spec, "IN=OUT (an input and the output that is its next value)"));
 }
 
 void parse_max_trip(const std::string& spec, InputBindings* bindings) {
-  auto [name, value] = split_spec("--max-trip", spec, "NODE=N");
+  auto [name, value] = split_binding("--max-trip", spec, "NODE=N");
   char* end = nullptr;
   errno = 0;
   long long n = std::strtoll(value.c_str(), &end, 10);

@@ -12,7 +12,7 @@ namespace {
 
 class GraphLowering {
  public:
-  explicit GraphLowering(CompiledModel& m) : m_(m), g_(m.graph) { collect_views(g_.nodes); }
+  explicit GraphLowering(CompiledModel& m) : m_(m), g_(m.graph), views_(view_inputs(m.graph)) {}
 
   void run() {
     lower_nodes(g_.nodes);
@@ -20,13 +20,6 @@ class GraphLowering {
   }
 
  private:
-  void collect_views(const std::vector<Node>& nodes) {
-    for (const Node& n : nodes) {
-      if (find_op(n.op)->is_view) views_[n.outputs[0]] = n.inputs[0];
-      for (const Subgraph& sub : n.subgraphs) collect_views(sub.nodes);
-    }
-  }
-
   // The tensor whose storage `id` ends up in, through views and the aliases made so far.
   TensorId storage_root(TensorId id) const {
     for (;;) {
@@ -253,7 +246,7 @@ class GraphLowering {
 
   CompiledModel& m_;
   Graph& g_;
-  std::map<TensorId, TensorId> views_;  // view output -> its input, in every subgraph
+  const std::map<TensorId, TensorId> views_;  // view output -> its input, in every subgraph
   std::map<std::string, int> counts_;   // kernels per operator, for unique names
 };
 

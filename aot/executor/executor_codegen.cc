@@ -460,7 +460,6 @@ class ExecutorEmitter {
   void emit_steps(std::ostream& os) const {
     std::string indent = "  ";
     std::vector<const Step*> loops;  // enclosing loops; loop d counts in iter<d>
-    auto deref = [&](TensorId id) { return "*" + pointer(id, m_.storage.at(id)); };
     for (const Step& k : m_.steps) {
       switch (k.kind) {
         case Step::Kind::kCall:
@@ -475,7 +474,7 @@ class ExecutorEmitter {
           break;
         case Step::Kind::kCopy: os << copy_statement(k, indent, loops.empty() ? "" : iteration_name(loops.size() - 1)); break;
         case Step::Kind::kIf:
-          os << "\n" << indent << "/* " << display_text(k.label) << " */\n" << indent << "if (" << deref(k.args[0]) << ") {\n";
+          os << "\n" << indent << "/* " << display_text(k.label) << " */\n" << indent << "if (" << value_of(k.args[0]) << ") {\n";
           indent += "  ";
           break;
         case Step::Kind::kElse:
@@ -513,7 +512,7 @@ class ExecutorEmitter {
           break;
         }
         case Step::Kind::kSetIteration:
-          os << indent << deref(k.args[0]) << " = " << iteration_name(loops.size() - 1) << ";\n";
+          os << indent << value_of(k.args[0]) << " = " << iteration_name(loops.size() - 1) << ";\n";
           break;
       }
     }
@@ -521,13 +520,15 @@ class ExecutorEmitter {
 
   static std::string iteration_name(size_t depth) { return "iter" + std::to_string(depth); }
 
+  // The C expression of a one-element tensor's value (a condition, a trip count).
+  std::string value_of(TensorId id) const { return "*" + pointer(id, m_.storage.at(id)); }
+
   // What, besides the bound, lets iteration `i` of a loop run: its run-time trip count and
   // condition ("1" when it has neither).
   std::string loop_would_go_on(const Step& loop, const std::string& i) const {
     std::string test;
-    if (loop.trip_count != kNoTensor) test = i + " < *" + pointer(loop.trip_count, m_.storage.at(loop.trip_count));
-    if (loop.condition != kNoTensor)
-      test += (test.empty() ? "" : " && ") + ("*" + pointer(loop.condition, m_.storage.at(loop.condition)));
+    if (loop.trip_count != kNoTensor) test = i + " < " + value_of(loop.trip_count);
+    if (loop.condition != kNoTensor) test += (test.empty() ? "" : " && ") + value_of(loop.condition);
     return test.empty() ? "1" : test;
   }
 

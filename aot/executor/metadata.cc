@@ -66,14 +66,10 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
                           {"section", m.pools[i].section}});
 
   std::set<std::string> ops;
-  std::function<void(const std::vector<Node>&)> collect = [&](const std::vector<Node>& nodes) {
-    for (const Node& n : nodes) {
-      ops.insert(n.op);
-      for (const Node& s : n.body) ops.insert(s.op);
-      for (const Subgraph& sub : n.subgraphs) collect(sub.nodes);
-    }
-  };
-  collect(g.nodes);
+  for_each_node(g.nodes, [&](const Node& n) {
+    ops.insert(n.op);
+    for (const Node& s : n.body) ops.insert(s.op);
+  });
   j["operators"] = ops;
 
   // Every step of <name>_run in order (the plan's first_step and last_step count these):

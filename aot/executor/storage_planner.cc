@@ -3,7 +3,6 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <functional>
 
 #include "aot/graph/op_registry.h"
 
@@ -168,14 +167,8 @@ void plan_storage(CompiledModel& m) {
   const Graph& g = m.graph;
   // View output -> its input, in the graph and in every subgraph; and the aliases the
   // lowering of control flow made (lower_graph.h), which work the same way.
-  std::map<TensorId, TensorId> views = m.aliases;
-  std::function<void(const std::vector<Node>&)> collect_views = [&](const std::vector<Node>& nodes) {
-    for (const Node& n : nodes) {
-      if (find_op(n.op)->is_view) views[n.outputs[0]] = n.inputs[0];
-      for (const Subgraph& sub : n.subgraphs) collect_views(sub.nodes);
-    }
-  };
-  collect_views(g.nodes);
+  std::map<TensorId, TensorId> views = view_inputs(g);
+  views.insert(m.aliases.begin(), m.aliases.end());
 
   // Roots: where the bytes of each tensor really are.
   auto root_storage = [&](TensorId root) {

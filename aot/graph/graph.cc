@@ -179,6 +179,13 @@ void run_everywhere(Graph& g, const std::function<void(Graph&)>& pass) {
   }
 }
 
+void for_each_node(const std::vector<Node>& nodes, const std::function<void(const Node&)>& fn) {
+  for (const Node& n : nodes) {
+    fn(n);
+    for (const Subgraph& sub : n.subgraphs) for_each_node(sub.nodes, fn);
+  }
+}
+
 std::vector<TensorId> captured_values(const Graph& g, const Subgraph& sub) {
   std::set<TensorId> defined(sub.inputs.begin(), sub.inputs.end());
   std::vector<TensorId> captured;

@@ -158,6 +158,10 @@ void with_subgraph_as_graph(Graph& g, Subgraph& sub, const std::vector<TensorId>
 // reads).
 void run_everywhere(Graph& g, const std::function<void(Graph&)>& pass);
 
+// Calls `fn` on every node of `nodes` and, after each control-flow node, on the nodes of
+// its subgraphs (nested ones too), in order.
+void for_each_node(const std::vector<Node>& nodes, const std::function<void(const Node&)>& fn);
+
 // The values of enclosing scopes that `sub` reads, in order of first use: tensors its nodes
 // (and nested subgraphs) read that are neither its parameters, nor computed in it, nor
 // constants.

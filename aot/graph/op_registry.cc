@@ -50,6 +50,14 @@ const OpDef* find_op(const std::string& op) {
   return it == registry().end() ? nullptr : &it->second;
 }
 
+std::map<TensorId, TensorId> view_inputs(const Graph& g) {
+  std::map<TensorId, TensorId> views;
+  for_each_node(g.nodes, [&](const Node& n) {
+    if (find_op(n.op)->is_view) views[n.outputs[0]] = n.inputs[0];
+  });
+  return views;
+}
+
 void register_op(const std::string& op, OpDef def) { registry()[op] = std::move(def); }
 
 void set_output(Graph& g, const Node& node, size_t index, DataType dtype, std::vector<int64_t> shape) {

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -93,6 +94,10 @@ OpDef view_op(InferFn infer);
 OpDef control_flow_op(InferFn infer, ExpandFn expand = nullptr);
 
 const OpDef* find_op(const std::string& op);
+
+// View output -> its input, for every view node in the graph and its subgraphs: the
+// storage planner and the lowering of control flow follow these to where bytes live.
+std::map<TensorId, TensorId> view_inputs(const Graph& g);
 void register_op(const std::string& op, OpDef def);
 
 struct OpRegistrar {

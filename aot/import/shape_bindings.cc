@@ -3,17 +3,10 @@
 #include <cctype>
 
 #include "aot/base/errors.h"
+#include "aot/base/text.h"
 
 namespace aotc {
 namespace {
-
-// "NAME=VALUE": the name and the value text; throws naming `option`.
-std::pair<std::string, std::string> split_binding(const std::string& option, const std::string& spec) {
-  size_t eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-    throw CompileError(option + " '" + spec + "': expected NAME=VALUE");
-  return {spec.substr(0, eq), spec.substr(eq + 1)};
-}
 
 int64_t positive_size(const std::string& option, const std::string& spec, const std::string& text) {
   bool digits = !text.empty() && text.size() <= 12;
@@ -31,16 +24,16 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
+std::pair<std::string, std::string> split_binding(const std::string& option, const std::string& spec, const std::string& form) {
+  size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) throw CompileError(option + " '" + spec + "': expected " + form);
+  return {spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
 void parse_input_shape_binding(const std::string& spec, ShapeBindings* bindings) {
   auto [name, text] = split_binding("--input-shape", spec);
   std::vector<int64_t> shape;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    shape.push_back(positive_size("--input-shape", spec, text.substr(start, comma - start)));
-    start = comma + 1;
-  }
+  for (const std::string& part : split_at_commas(text)) shape.push_back(positive_size("--input-shape", spec, part));
   if (!bindings->input_shapes.emplace(name, shape).second)
     throw CompileError("--input-shape: input '" + name + "' is given twice");
 }

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aotc {
@@ -27,6 +28,11 @@ struct ShapeBindings {
 // CompileError naming the option and what is wrong.
 void parse_input_shape_binding(const std::string& spec, ShapeBindings* bindings);
 void parse_dim_binding(const std::string& spec, ShapeBindings* bindings);
+
+// "NAME=VALUE" for option `option`: the name and the value text; CompileError
+// "<option> '<spec>': expected <form>" when either is missing.
+std::pair<std::string, std::string> split_binding(const std::string& option, const std::string& spec,
+                                                  const std::string& form = "NAME=VALUE");
 
 // Records which bindings an importer used, and reports those it did not.
 class BindingUse {

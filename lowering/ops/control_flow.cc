@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 
+#include "aot/base/element_bytes.h"
 #include "aot/graph/op_registry.h"
 #include "aot/passes/graph_passes.h"
 
@@ -272,12 +273,6 @@ bool needs_constant_iteration(const Graph& g, const Node& node) {
   return !infers(false) && infers(true);
 }
 
-std::vector<uint8_t> int64_bytes(int64_t v) {
-  std::vector<uint8_t> b(8);
-  for (int i = 0; i < 8; ++i) b[static_cast<size_t>(i)] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * i));
-  return b;
-}
-
 std::optional<std::vector<Node>> expand_loop(Graph& g, const Node& node) {
   LoopFacts f;
   try {
@@ -296,7 +291,7 @@ std::optional<std::vector<Node>> expand_loop(Graph& g, const Node& node) {
   for (int64_t t = 0; t < f.max_trips; ++t) {
     std::string suffix = "/" + std::to_string(t);
     std::map<TensorId, TensorId> renamed;
-    renamed[body.inputs[0]] = g.add_constant(node.name + "/iteration" + suffix, DataType::Int(64), {}, int64_bytes(t));
+    renamed[body.inputs[0]] = g.add_constant(node.name + "/iteration" + suffix, DataType::Int(64), {}, encode_int_elements(DataType::Int(64), {t}));
     renamed[body.inputs[1]] = always;
     for (size_t i = 0; i < f.carried; ++i) renamed[body.inputs[2 + i]] = carried[i];
     for (const Node& n : body.nodes) nodes.push_back(clone_node(g, n, renamed, suffix));
@@ -315,7 +310,7 @@ std::optional<std::vector<Node>> expand_loop(Graph& g, const Node& node) {
   };
   for (size_t i = 0; i < f.carried; ++i)
     if (node.outputs[i] != kNoTensor) add("Identity", {carried[i]}, node.outputs[i], node.name + "/carried" + std::to_string(i));
-  TensorId axis0 = g.add_constant(node.name + "/axis0", DataType::Int(64), {1}, int64_bytes(0));
+  TensorId axis0 = g.add_constant(node.name + "/axis0", DataType::Int(64), {1}, encode_int_elements(DataType::Int(64), {0}));
   for (size_t k = 0; k < f.scan_outputs; ++k) {
     TensorId out = node.outputs[f.carried + k];
     if (out == kNoTensor) continue;
@@ -418,11 +413,7 @@ std::optional<std::vector<Node>> expand_scan8(Graph& g, const Node& node) {
   if (node.has_attr("directions")) scan.attrs["scan_input_directions"] = node.attr_ints("directions");
   scan.attrs.erase("directions");
   auto reshape = [&](TensorId from, TensorId to, const std::vector<int64_t>& shape) {
-    std::vector<uint8_t> bytes;
-    for (int64_t d : shape) {
-      std::vector<uint8_t> b = int64_bytes(d);
-      bytes.insert(bytes.end(), b.begin(), b.end());
-    }
+    std::vector<uint8_t> bytes = encode_int_elements(DataType::Int(64), shape);
     Node n;
     n.name = node.name + "/batch/" + g.tensor(to).name;
     n.op = "Reshape";

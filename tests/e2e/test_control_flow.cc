@@ -142,86 +142,33 @@ TEST_F(ControlFlow, BranchesOfDifferentShapesAreAClearError) {
   EXPECT_FALSE(std::ifstream(tmp("out/model.c")).good());
 }
 
-// A program that runs the streaming model over 12 chunks (argv[1..12]), the GRU state kept
-// inside the generated code by --state, writing each chunk's score to argv[13..24]; then
-// model_reset() and chunk 0 again, to argv[25].
-const char* const kStreamHarness = R"(#include <stdio.h>
-#include "model.h"
-
-static float chunk[16], score[4];
-
-static int read_chunk(const char* path) {
-  FILE* f = fopen(path, "rb");
-  size_t n = f ? fread(chunk, sizeof chunk, 1, f) : 0;
-  if (f) fclose(f);
-  return n == 1;
-}
-
-static int run_and_write(const char* path) {
-  struct model_inputs in;
-  struct model_outputs out;
-  FILE* f;
-  in.chunk = chunk;
-  out.score = score;
-  if (model_run(&in, &out) != 0) return 0;
-  f = fopen(path, "wb");
-  if (!f || fwrite(score, sizeof score, 1, f) != 1) return 0;
-  fclose(f);
-  return 1;
-}
-
-int main(int argc, char** argv) {
-  int k;
-  if (argc != 26) return 64;
-  for (k = 0; k < 12; ++k)
-    if (!read_chunk(argv[1 + k]) || !run_and_write(argv[13 + k])) return 1 + k;
-  model_reset();
-  if (!read_chunk(argv[1]) || !run_and_write(argv[25])) return 20;
-  return 0;
-}
-)";
-
 // The streaming GRU with its state input and output made one state (--state): no state in
-// the C API, MODEL_STATE_SIZE bytes kept inside, and over a stream of 12 chunks each score
-// matches torch run chunk by chunk with the state carried; after model_reset() the first
-// chunk's score is the first again.
+// the C API, STREAM_STATE_SIZE bytes kept inside. tests/firmware/in_tree_stream.c (the
+// harness the aotc_add_model(STATES) firmware test builds too) runs a stream of 12 chunks:
+// each score must match torch run chunk by chunk with the state carried, the scores must
+// change along the stream, and after stream_reset() the first chunk's score is the first
+// again.
 TEST_F(ControlFlow, StreamingStateStaysInsideTheGeneratedCode) {
-  std::string dir = control_flow_path("streaming_gru/");
-  Result r = run({"compile", dir + "model.onnx", "-o", tmp("out"), "--state", "state_in=state_out"});
+  std::string dir = control_flow_path("streaming_gru");
+  Result r = run({"compile", dir + "/model.onnx", "-o", tmp("out"), "--name", "stream", "--state", "state_in=state_out"});
   ASSERT_EQ(r.status, 0) << r.output;
-  std::string header = read_bytes(tmp("out/model.h"));
+  std::string header = read_bytes(tmp("out/stream.h"));
   EXPECT_EQ(header.find("* state_in;"), std::string::npos) << header;  // not in the structs
   EXPECT_EQ(header.find("* state_out;"), std::string::npos) << header;
-  EXPECT_NE(header.find("#define MODEL_INPUT_COUNT 1\n"), std::string::npos) << header;
-  EXPECT_NE(header.find("#define MODEL_OUTPUT_COUNT 1\n"), std::string::npos) << header;
-  EXPECT_NE(header.find("#define MODEL_STATE_SIZE 128 "), std::string::npos) << header;
-  EXPECT_NE(header.find("void model_reset(void);"), std::string::npos) << header;
+  EXPECT_NE(header.find("#define STREAM_INPUT_COUNT 1\n"), std::string::npos) << header;
+  EXPECT_NE(header.find("#define STREAM_OUTPUT_COUNT 1\n"), std::string::npos) << header;
+  EXPECT_NE(header.find("#define STREAM_STATE_SIZE 128 "), std::string::npos) << header;
+  EXPECT_NE(header.find("void stream_reset(void);"), std::string::npos) << header;
   EXPECT_NE(header.find("float32[1, 1, 32]: input 'state_in', after each run output 'state_out' (--state)"), std::string::npos)
       << header;
-  {
-    std::ofstream harness(tmp("harness.c"));
-    harness << kStreamHarness;
-  }
   std::string log;
-  ASSERT_EQ(run_process({"cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-I" + tmp("out"), tmp("harness.c"),
-                         tmp("out/model.c"), tmp("out/model_constants.c"), tmp("out/aotc_runtime.c"), "-lm", "-o",
-                         tmp("harness")},
+  ASSERT_EQ(run_process({"cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-I" + tmp("out"),
+                         source_path("tests/firmware/in_tree_stream.c"), tmp("out/stream.c"), tmp("out/stream_constants.c"),
+                         tmp("out/aotc_runtime.c"), "-lm", "-o", tmp("harness")},
                         &log),
             0)
       << log;
-  std::vector<std::string> args = {tmp("harness")};
-  for (int k = 0; k < 12; ++k) args.push_back(dir + "chunk_" + std::to_string(k) + ".bin");
-  for (int k = 0; k < 12; ++k) args.push_back(tmp("score_" + std::to_string(k) + ".bin"));
-  args.push_back(tmp("again.bin"));
-  ASSERT_EQ(run_process(args, &log), 0) << log;
-  for (int k = 0; k < 12; ++k) {
-    SCOPED_TRACE("chunk " + std::to_string(k));
-    expect_close(read_floats(tmp("score_" + std::to_string(k) + ".bin")), read_floats(dir + "score_" + std::to_string(k) + ".bin"),
-                 1e-3, 1e-5);
-  }
-  EXPECT_EQ(read_bytes(tmp("again.bin")), read_bytes(tmp("score_0.bin")));
-  // The stream really carries state: the scores differ from chunk to chunk.
-  EXPECT_NE(read_bytes(tmp("score_5.bin")), read_bytes(tmp("score_0.bin")));
+  EXPECT_EQ(run_process({tmp("harness"), dir}, &log), 0) << log;
 }
 
 // A loop's steps run again and again, so in the plan a tensor live both outside a loop and
@@ -282,11 +229,7 @@ TEST_F(ControlFlow, GeneratedCodeIsStrictC99ForCortexM4AndClang) {
                             &log),
                 0)
           << log;
-      EXPECT_EQ(run_process({"clang", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", out + "/" + file,
-                             "-o", out + "/clang.o"},
-                            &log),
-                0)
-          << log;
+      EXPECT_EQ(compile_strict_c99("clang", out + "/" + file, out, out + "/clang.o", &log), 0) << log;
     }
   }
 }

@@ -1,9 +1,10 @@
 /* in_tree_stream.c: aotc_add_model(... STATES state_in=state_out) makes the GRU state of
  * tests/models/control_flow/streaming_gru one state inside the generated code. Over the
  * stream of 12 chunks in argv[1] (chunk_K.bin), each score must match torch's
- * (score_K.bin, run chunk by chunk with the state carried) within 1e-3 relative + 1e-5;
- * after stream_reset() the first chunk gives the first score again. Exit status 0 on
- * success. */
+ * (score_K.bin, run chunk by chunk with the state carried) within 1e-3 relative + 1e-5,
+ * and the scores must change along the stream (the state carries over); after
+ * stream_reset() the first chunk gives the first score again. Exit status 0 on success.
+ * tests/e2e/test_control_flow.cc builds it too, on `aotc compile --name stream --state`. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,10 @@ int main(int argc, char** argv) {
       return 3;
     if (stream_run(&in, &out) != 0) return 4;
     if (k == 0) memcpy(first, score, sizeof score);
+    if (k == 5 && memcmp(first, score, sizeof score) == 0) {
+      fprintf(stderr, "chunk 5 gives chunk 0's score: the state does not carry over\n");
+      return 1;
+    }
     for (i = 0; i < 4; ++i) {
       if (fabs((double)score[i] - want[i]) > 1e-5 + 1e-3 * fabs((double)want[i])) {
         fprintf(stderr, "chunk %d: score[%d] = %g, torch %g\n", k, i, (double)score[i], (double)want[i]);
