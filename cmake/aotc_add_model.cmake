@@ -39,6 +39,14 @@
 # library, so two models in one firmware do not define its symbols twice. The generated
 # code itself has every symbol prefixed by NAME.
 #
+# The generated code calls the C math library (expf, tanhf, ... for softmax, sigmoid, tanh
+# and recurrent cells), which gcc- and clang-style toolchains keep in a library of its own:
+# glibc's libm on Linux, newlib's for arm-none-eabi. So every model library links it, by
+# name (-lm: the arm-none-eabi-gcc driver then picks the multilib of the CPU flags), and
+# the application links the model and nothing else. AOTC_MATH_LIBRARY, set before
+# aotc_add_model, names another library, or "" for a C library with its math built in; by
+# default it is m for GNU, Clang and AppleClang (not in MSVC mode), "" for other compilers.
+#
 # The runtime's workspace alignment is 16, that of every built-in target. For targets with
 # another workspace_alignment, set AOTC_WORKSPACE_ALIGNMENT to it before the first
 # aotc_add_model (it is defined for the runtime and every model); a model compiled for
@@ -100,6 +108,17 @@ function(_aotc_runtime_library)
   set_target_properties(aotc_runtime PROPERTIES
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
   add_library(aotc::runtime ALIAS aotc_runtime)
+endfunction()
+
+# Sets <out_var> to the math library every model library links (see above).
+function(_aotc_math_library out_var)
+  if(DEFINED AOTC_MATH_LIBRARY)
+    set(${out_var} "${AOTC_MATH_LIBRARY}" PARENT_SCOPE)
+  elseif(CMAKE_C_COMPILER_ID MATCHES "^(GNU|Clang|AppleClang)$" AND NOT CMAKE_C_SIMULATE_ID STREQUAL "MSVC")
+    set(${out_var} m PARENT_SCOPE)
+  else()
+    set(${out_var} "" PARENT_SCOPE)
+  endif()
 endfunction()
 
 function(aotc_add_model lib)
@@ -204,7 +223,8 @@ function(aotc_add_model lib)
   _aotc_runtime_library()
   add_library(${lib} STATIC ${sources})
   target_include_directories(${lib} PUBLIC "${out}")
-  target_link_libraries(${lib} PUBLIC aotc_runtime)
+  _aotc_math_library(math_library)
+  target_link_libraries(${lib} PUBLIC aotc_runtime ${math_library})
   set_target_properties(${lib} PROPERTIES
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
     AOTC_MODEL "${model}" AOTC_NAME "${ARG_NAME}" AOTC_OUTPUT_DIR "${out}"

@@ -126,6 +126,7 @@ void bind_inputs(Graph& g, const InputBindings& bindings) {
       throw CompileError("--state " + in_name + "=" + out_name + ": input " + a.dtype.str() + shape_str(a.shape) + " and output " +
                          b.dtype.str() + shape_str(b.shape) + " differ");
     g.tensor(in).is_variable = true;
+    g.variable_origins[in] = "input '" + in_name + "', after each run output '" + out_name + "' (--state)";
     leave_inputs(in);
     g.state_updates.emplace_back(in, out);
   }

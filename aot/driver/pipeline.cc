@@ -80,6 +80,8 @@ const std::vector<Pass>& pipeline() {
       {"bind_inputs", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions& o) { bind_inputs(m.graph, o.input_bindings); }},
       // 2. Graph passes.
+      {"initialize_variables", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions&) { initialize_variables(m.graph); }},
       {"infer_shapes", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { infer_shapes(m.graph); }},
       // The other graph passes work in the subgraphs of control flow too.
       {"fold_qdq", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_qdq); }},

@@ -279,11 +279,9 @@ class ExecutorEmitter {
   std::string state_list() const {
     std::string lines;
     for (TensorId id : variable_order_) {
-      std::string origin = "a TFLite variable tensor (SVDF or LSTM memory)";
-      for (auto& [state, next] : g_.state_updates)
-        if (state == id)
-          origin = "input '" + display_text(g_.tensor(state).name) + "', after each run output '" +
-                   display_text(g_.tensor(next).name) + "' (--state)";
+      auto it = g_.variable_origins.find(id);
+      std::string origin = it != g_.variable_origins.end() ? display_text(it->second)
+                                                           : "a TFLite variable tensor (SVDF or LSTM memory)";
       lines += " *   " + variable_names_.at(id) + ", " + dims_comment(g_.tensor(id)) + ": " + origin + "\n";
     }
     return lines;

@@ -134,6 +134,14 @@ struct Graph {
   // `outputs` through the graph passes, which keep what outputs need; lowering turns it
   // into that update.
   std::vector<std::pair<TensorId, TensorId>> state_updates;
+  // TFLite CALL_ONCE: nodes that run once, before the first run, on constants; after them
+  // each variable `first` of init_assignments takes the value of `second`. The pass
+  // initialize_variables runs them at compile time and empties both.
+  std::vector<Node> init_nodes;
+  std::vector<std::pair<TensorId, TensorId>> init_assignments;
+  // What a variable tensor is, for the generated header ("a TFLite resource variable
+  // 'acc'"); variables not listed are TFLite variable tensors (SVDF and LSTM memory).
+  std::map<TensorId, std::string> variable_origins;
   // Things about the model worth saying that do not stop it compiling (the CLI prints
   // them as "warning: ...").
   std::vector<std::string> warnings;

@@ -11,6 +11,7 @@
 
 #include "flatbuffers/flatbuffers.h"
 #include "aot/import/tflite_operators.h"
+#include "aot/import/tflite_subgraphs.h"
 #include "tflite_schema_generated.h"
 
 namespace aotc {
@@ -31,6 +32,7 @@ constexpr uint32_t kSchemaVersion = 3;
 [[noreturn]] void fail(const std::string& message) { throw CompileError(message); }
 
 using tflite_import::BuiltinOperatorInfo;
+using tflite_import::ImportedSubgraph;
 
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
@@ -86,7 +88,7 @@ class TfliteImporter {
 
  private:
   void verify_flatbuffer();
-  const tfl::SubGraph& main_subgraph() const;
+  ImportedSubgraph import_subgraph(size_t index);
 
   void import_tensors(const tfl::SubGraph& subgraph);
   Tensor import_tensor(const tfl::Tensor& tensor, int index);
@@ -108,15 +110,17 @@ class TfliteImporter {
   std::vector<TensorId> tensor_ids(const flatbuffers::Vector<int32_t>* ids, bool allow_omitted,
                                    const std::string& what) const;
   void check_execution_order() const;
-  void check_variables_are_internal() const;
+  void check_main_interface() const;
 
   const uint8_t* bytes_;
   size_t size_;
   const tfl::Model* model_ = nullptr;
   uint64_t constant_bytes_ = 0;  // copied into Tensor::data so far
-  Graph graph_;
+  ImportedSubgraph* sub_ = nullptr;  // the subgraph being read
 };
 
+// Reads subgraph 0 and every subgraph it runs (IF, WHILE, CALL_ONCE, transitively); the
+// others (e.g. other signatures) are not read. place_subgraphs() makes the Graph.
 Graph TfliteImporter::run() {
   verify_flatbuffer();
   model_ = tfl::GetModel(bytes_);
@@ -124,15 +128,38 @@ Graph TfliteImporter::run() {
     fail("unsupported TFLite schema version " + std::to_string(model_->version()) + " (aotc reads version " +
          std::to_string(kSchemaVersion) + ")");
   }
-  const tfl::SubGraph& subgraph = main_subgraph();
-  graph_.source_format = "tflite";
-  import_tensors(subgraph);
-  graph_.inputs = tensor_ids(subgraph.inputs(), false, "subgraph input");
-  graph_.outputs = tensor_ids(subgraph.outputs(), false, "subgraph output");
-  check_variables_are_internal();
-  import_operators(subgraph);
-  check_execution_order();
-  return std::move(graph_);
+  if (model_->subgraphs() == nullptr || model_->subgraphs()->size() == 0) fail("the model has no subgraphs");
+  std::vector<std::optional<ImportedSubgraph>> subgraphs(model_->subgraphs()->size());
+  std::vector<int64_t> pending{0};
+  while (!pending.empty()) {
+    int64_t k = pending.back();
+    pending.pop_back();
+    if (k < 0 || static_cast<size_t>(k) >= subgraphs.size() || subgraphs[static_cast<size_t>(k)]) continue;
+    subgraphs[static_cast<size_t>(k)] = import_subgraph(static_cast<size_t>(k));
+    for (const Node& node : subgraphs[static_cast<size_t>(k)]->nodes)
+      for (int64_t called : tflite_import::called_subgraphs(node)) pending.push_back(called);
+  }
+  return tflite_import::place_subgraphs(subgraphs);
+}
+
+ImportedSubgraph TfliteImporter::import_subgraph(size_t index) {
+  const tfl::SubGraph& subgraph = *model_->subgraphs()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  ImportedSubgraph result;
+  sub_ = &result;
+  try {
+    if (subgraph.name() != nullptr) result.name = subgraph.name()->str();
+    import_tensors(subgraph);
+    result.inputs = tensor_ids(subgraph.inputs(), false, "subgraph input");
+    result.outputs = tensor_ids(subgraph.outputs(), false, "subgraph output");
+    if (index == 0) check_main_interface();
+    import_operators(subgraph);
+    check_execution_order();
+  } catch (const CompileError& e) {
+    if (index == 0) throw;
+    fail("subgraph " + std::to_string(index) + (result.name.empty() ? "" : " ('" + result.name + "')") + ": " + e.what());
+  }
+  sub_ = nullptr;
+  return result;
 }
 
 // After this, every offset in the flatbuffer part of the file is known to stay
@@ -147,15 +174,23 @@ void TfliteImporter::verify_flatbuffer() {
   }
 }
 
-const tfl::SubGraph& TfliteImporter::main_subgraph() const {
-  if (model_->subgraphs() == nullptr || model_->subgraphs()->size() == 0) fail("the model has no subgraphs");
-  return *model_->subgraphs()->Get(0);
-}
-
+// A resource tensor (a VAR_HANDLE's handle) has no value of its own: it is listed in
+// `resources`, with a placeholder of its name in `tensors`.
 void TfliteImporter::import_tensors(const tfl::SubGraph& subgraph) {
   if (subgraph.tensors() == nullptr) return;
   for (flatbuffers::uoffset_t i = 0; i < subgraph.tensors()->size(); ++i) {
-    graph_.add_tensor(import_tensor(*subgraph.tensors()->Get(i), static_cast<int>(i)));
+    const tfl::Tensor& tensor = *subgraph.tensors()->Get(i);
+    bool resource = tensor.type() == tfl::TensorType_RESOURCE;
+    Tensor t;
+    if (resource) {
+      t.name = tensor.name() != nullptr ? tensor.name()->str() : "tensor_" + std::to_string(i);
+      t.dtype = DataType::Int(32);
+      t.shape_known = true;
+    } else {
+      t = import_tensor(tensor, static_cast<int>(i));
+    }
+    sub_->tensors.push_back(std::move(t));
+    sub_->resources.push_back(resource);
   }
 }
 
@@ -319,7 +354,7 @@ int TfliteImporter::per_channel_axis(const tfl::QuantizationParameters& params, 
 void TfliteImporter::import_operators(const tfl::SubGraph& subgraph) {
   if (subgraph.operators() == nullptr) return;
   for (flatbuffers::uoffset_t i = 0; i < subgraph.operators()->size(); ++i) {
-    graph_.nodes.push_back(import_operator(*subgraph.operators()->Get(i), static_cast<int>(i)));
+    sub_->nodes.push_back(import_operator(*subgraph.operators()->Get(i), static_cast<int>(i)));
   }
 }
 
@@ -347,7 +382,7 @@ const BuiltinOperatorInfo& TfliteImporter::operator_info(int32_t code, int index
   if (name.empty()) fail("operator " + std::to_string(index) + ": unknown TFLite operator code " + std::to_string(code));
   std::string label = "operator " + std::to_string(index) + " (tfl." + name + ")";
   if (tflite_import::runs_subgraph(code)) {
-    fail(label + ": operators that run other subgraphs are not supported (aotc imports subgraph 0 only)");
+    fail(label + ": CALL is not supported (aotc compiles the subgraphs that IF, WHILE and CALL_ONCE run)");
   }
   fail(label + ": operator 'tfl." + name + "' is not supported");
 }
@@ -360,8 +395,10 @@ Node TfliteImporter::import_operator(const tfl::Operator& op, int index) const {
   std::string label = "operator " + std::to_string(index) + " (" + node.op + ")";
   node.inputs = tensor_ids(op.inputs(), true, label + ": input");
   node.outputs = tensor_ids(op.outputs(), false, label + ": output");
-  if (node.outputs.empty()) fail(label + ": has no outputs");
-  node.name = graph_.tensor(node.outputs[0]).name;
+  // ASSIGN_VARIABLE and CALL_ONCE act on the model's state and return nothing.
+  bool acts_on_state = code == tfl::BuiltinOperator_ASSIGN_VARIABLE || code == tfl::BuiltinOperator_CALL_ONCE;
+  if (node.outputs.empty() && !acts_on_state) fail(label + ": has no outputs");
+  node.name = node.outputs.empty() ? "operator " + std::to_string(index) : sub_->tensors[static_cast<size_t>(node.outputs[0])].name;
   if (info.read_options != nullptr) {
     try {
       info.read_options(op, node);
@@ -384,9 +421,9 @@ void TfliteImporter::check_not_hybrid(const Node& node, int32_t code, const std:
   TensorId input = node.input(0);
   TensorId weights = node.input(1);
   if (input == kNoTensor || weights == kNoTensor) return;
-  DataType weights_dtype = graph_.tensor(weights).dtype;
+  DataType weights_dtype = sub_->tensors[static_cast<size_t>(weights)].dtype;
   bool int8_weights = weights_dtype == DataType::Int(8) || weights_dtype == DataType::UInt(8);
-  if (graph_.tensor(input).dtype.is_float() && int8_weights) {
+  if (sub_->tensors[static_cast<size_t>(input)].dtype.is_float() && int8_weights) {
     fail(label + ": hybrid models (float activations with int8 weights) are not supported");
   }
 }
@@ -398,9 +435,9 @@ std::vector<TensorId> TfliteImporter::tensor_ids(const flatbuffers::Vector<int32
   for (int32_t id : *ids) {
     if (id == -1 && allow_omitted) {
       result.push_back(kNoTensor);
-    } else if (id < 0 || static_cast<size_t>(id) >= graph_.tensors.size()) {
+    } else if (id < 0 || static_cast<size_t>(id) >= sub_->tensors.size()) {
       fail(what + " refers to tensor " + std::to_string(id) + ", but the subgraph has " +
-           std::to_string(graph_.tensors.size()) + " tensors");
+           std::to_string(sub_->tensors.size()) + " tensors");
     } else {
       result.push_back(id);
     }
@@ -411,42 +448,44 @@ std::vector<TensorId> TfliteImporter::tensor_ids(const flatbuffers::Vector<int32
 // Later passes rely on nodes being in execution order and on every tensor having
 // one producer; TFLite promises both, this makes sure the file keeps the promise.
 void TfliteImporter::check_execution_order() const {
-  std::vector<bool> available(graph_.tensors.size(), false);
-  for (TensorId id : graph_.inputs) available[static_cast<size_t>(id)] = true;
-  for (size_t id = 0; id < graph_.tensors.size(); ++id)
-    if (graph_.tensors[id].is_constant() || graph_.tensors[id].is_variable) available[id] = true;
-  for (size_t n = 0; n < graph_.nodes.size(); ++n) {
-    const Node& node = graph_.nodes[n];
+  const std::vector<Tensor>& tensors = sub_->tensors;
+  std::vector<bool> available(tensors.size(), false);
+  for (TensorId id : sub_->inputs) available[static_cast<size_t>(id)] = true;
+  for (size_t id = 0; id < tensors.size(); ++id)
+    if (tensors[id].is_constant() || tensors[id].is_variable) available[id] = true;
+  for (size_t n = 0; n < sub_->nodes.size(); ++n) {
+    const Node& node = sub_->nodes[n];
     std::string label = "operator " + std::to_string(n) + " (" + node.op + ")";
     for (TensorId id : node.inputs) {
       if (id != kNoTensor && !available[static_cast<size_t>(id)]) {
-        fail(label + ": reads tensor " + quoted(graph_.tensor(id).name) + " before anything writes it");
+        fail(label + ": reads tensor " + quoted(tensors[static_cast<size_t>(id)].name) + " before anything writes it");
       }
     }
     for (TensorId id : node.outputs) {
       if (available[static_cast<size_t>(id)]) {
-        fail(label + ": writes tensor " + quoted(graph_.tensor(id).name) +
-             ", which is a constant, a variable, a graph input or already written");
+        fail(label + ": writes tensor " + quoted(tensors[static_cast<size_t>(id)].name) +
+             ", which is a constant, a variable, an input or already written");
       }
       available[static_cast<size_t>(id)] = true;
     }
   }
-  for (TensorId id : graph_.outputs) {
+  for (TensorId id : sub_->outputs) {
     if (!available[static_cast<size_t>(id)]) {
-      fail("graph output " + quoted(graph_.tensor(id).name) + " is never written");
+      fail("output " + quoted(tensors[static_cast<size_t>(id)].name) + " is never written");
     }
   }
 }
 
-// A variable tensor is state the model keeps between runs (in memory of its own, see
-// graph.h); the caller's input and output buffers cannot be that.
-void TfliteImporter::check_variables_are_internal() const {
-  for (const auto* list : {&graph_.inputs, &graph_.outputs}) {
+// The model's inputs and outputs are the caller's buffers: a variable tensor is state the
+// model keeps between runs (in memory of its own, see graph.h), and a resource has no
+// value to pass.
+void TfliteImporter::check_main_interface() const {
+  for (const auto* list : {&sub_->inputs, &sub_->outputs}) {
     for (TensorId id : *list) {
-      if (graph_.tensor(id).is_variable) {
-        fail(std::string(list == &graph_.inputs ? "graph input " : "graph output ") + quoted(graph_.tensor(id).name) +
-             " is a variable tensor, which aotc keeps inside the model");
-      }
+      const Tensor& t = sub_->tensors[static_cast<size_t>(id)];
+      std::string what = std::string(list == &sub_->inputs ? "graph input " : "graph output ") + quoted(t.name);
+      if (t.is_variable) fail(what + " is a variable tensor, which aotc keeps inside the model");
+      if (sub_->resources[static_cast<size_t>(id)]) fail(what + " is a resource, which aotc keeps inside the model");
     }
   }
 }

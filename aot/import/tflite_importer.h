@@ -4,13 +4,15 @@
 // file as untrusted: it runs the flatbuffers verifier over the whole file first,
 // then checks every index, size and enum value it uses before using it. Anything
 // aotc cannot compile faithfully (dynamic shapes, sparse tensors, hybrid float/int8
-// models, custom operators, control flow) is rejected with a CompileError that names
+// models, custom operators, CALL) is rejected with a CompileError that names
 // the offending tensor or operator; nothing is silently approximated. All messages
 // start with "<path>: ".
 //
 // What the Graph looks like:
 //   - source_format = "tflite"; tensors are subgraph 0's tensors, same order and
-//     index (TensorId i = TFLite tensor i); inputs/outputs are subgraph 0's.
+//     index (TensorId i = TFLite tensor i); inputs/outputs are subgraph 0's. The
+//     subgraphs that IF, WHILE and CALL_ONCE run, and resource variables, are placed
+//     after them as tflite_subgraphs.h describes (If and Loop nodes, variable tensors).
 //   - Tensor: shape from `shape` (shape_known = true). `shape_signature` may mark
 //     only dimension 0 (the batch) as -1; the stored size of that dimension is
 //     used. A tensor with a non-empty buffer is a constant whose `data` holds
@@ -80,7 +82,8 @@
 
 namespace aotc {
 
-// Imports subgraph 0 of the .tflite file at `path`. Throws CompileError.
+// Imports subgraph 0 of the .tflite file at `path`, with the subgraphs it runs. Throws
+// CompileError.
 Graph import_tflite(const std::string& path);
 
 // The same for a file already in memory (tests, fuzzing). `source_name` stands

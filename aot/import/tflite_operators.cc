@@ -255,11 +255,51 @@ void read_unidirectional_sequence_lstm(const tfl::Operator& op, Node& node) {
   if (o.diagonal_recurrent_tensors()) fail("diagonal recurrent weights are not supported");
 }
 
+// Control flow and resource variables. The importer places the subgraphs these name
+// (tflite_subgraphs.h), and checks the indices there.
+void read_if(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::IfOptions>(op);
+  set_int(node, "then_subgraph", o.then_subgraph_index());
+  set_int(node, "else_subgraph", o.else_subgraph_index());
+}
+
+void read_while(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::WhileOptions>(op);
+  set_int(node, "cond_subgraph", o.cond_subgraph_index());
+  set_int(node, "body_subgraph", o.body_subgraph_index());
+}
+
+void read_call_once(const tfl::Operator& op, Node& node) {
+  set_int(node, "init_subgraph", options_or_default<tfl::CallOnceOptions>(op).init_subgraph_index());
+}
+
+void read_var_handle(const tfl::Operator& op, Node& node) {
+  const auto& o = options_or_default<tfl::VarHandleOptions>(op);
+  node.attrs["container"] = o.container() != nullptr ? o.container()->str() : std::string();
+  node.attrs["shared_name"] = o.shared_name() != nullptr ? o.shared_name()->str() : std::string();
+}
+
 // ---------------------------------------------------------------------------
-// The builtin operators aotc imports: those with a lowering (lowering/ops/tflite_*.cc).
+// The builtin operators aotc imports: those with a lowering (lowering/ops/tflite_*.cc),
+// and those the importer itself turns into If, Loop and variables (tflite_subgraphs.h).
 
 const BuiltinOperatorInfo kBuiltinOperators[] = {
     {tfl::BuiltinOperator_ABS, nullptr},
+    {tfl::BuiltinOperator_ASSIGN_VARIABLE, nullptr},
+    {tfl::BuiltinOperator_CALL_ONCE, read_call_once},
+    {tfl::BuiltinOperator_EQUAL, nullptr},
+    {tfl::BuiltinOperator_GREATER, nullptr},
+    {tfl::BuiltinOperator_GREATER_EQUAL, nullptr},
+    {tfl::BuiltinOperator_IF, read_if},
+    {tfl::BuiltinOperator_LESS, nullptr},
+    {tfl::BuiltinOperator_LESS_EQUAL, nullptr},
+    {tfl::BuiltinOperator_LOGICAL_AND, nullptr},
+    {tfl::BuiltinOperator_LOGICAL_NOT, nullptr},
+    {tfl::BuiltinOperator_LOGICAL_OR, nullptr},
+    {tfl::BuiltinOperator_NOT_EQUAL, nullptr},
+    {tfl::BuiltinOperator_READ_VARIABLE, nullptr},
+    {tfl::BuiltinOperator_VAR_HANDLE, read_var_handle},
+    {tfl::BuiltinOperator_WHILE, read_while},
     {tfl::BuiltinOperator_ADD, read_add_or_sub<tfl::AddOptions>},
     {tfl::BuiltinOperator_ARG_MAX, read_arg_min_max<tfl::ArgMaxOptions>},
     {tfl::BuiltinOperator_ARG_MIN, read_arg_min_max<tfl::ArgMinOptions>},
@@ -332,6 +372,13 @@ std::string builtin_operator_name(int32_t code) {
 bool runs_subgraph(int32_t code) {
   return code == tfl::BuiltinOperator_CALL || code == tfl::BuiltinOperator_IF || code == tfl::BuiltinOperator_WHILE ||
          code == tfl::BuiltinOperator_CALL_ONCE;
+}
+
+std::vector<int64_t> called_subgraphs(const Node& node) {
+  std::vector<int64_t> called;
+  for (const char* key : {"then_subgraph", "else_subgraph", "cond_subgraph", "body_subgraph", "init_subgraph"})
+    if (node.has_attr(key)) called.push_back(node.attr_int(key, 0));
+  return called;
 }
 
 }  // namespace aotc::tflite_import

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "aot/graph/graph.h"
 #include "tflite_schema_generated.h"
@@ -30,5 +31,9 @@ std::string builtin_operator_name(int32_t code);
 // Whether the operator runs another subgraph (CALL, IF, WHILE, CALL_ONCE), so that the
 // importer's error can say why it is rejected.
 bool runs_subgraph(int32_t code);
+
+// The subgraph indices an imported IF, WHILE or CALL_ONCE node names, as its option
+// reader set them (then/else, cond/body, init); empty for every other node.
+std::vector<int64_t> called_subgraphs(const Node& node);
 
 }  // namespace aotc::tflite_import

@@ -1,5 +1,7 @@
 // The graph passes, in the order the pipeline runs them. Each has its own file.
 //
+//   initialize_variables  runs a TFLite model's CALL_ONCE subgraphs (Graph::init_nodes) at
+//                      compile time: their assignments become variables' initial values
 //   infer_shapes       types and static shapes of every tensor, from the operator table
 //   fold_qdq           DequantizeLinear -> Conv/MatMul/Gemm/Add -> QuantizeLinear patterns
 //                      into integer kernels (before fold_constants dequantizes the weights)
@@ -13,6 +15,7 @@
 
 namespace aotc {
 
+void initialize_variables(Graph& g);
 void infer_shapes(Graph& g);
 void fold_qdq(Graph& g);
 void fold_constants(Graph& g);

@@ -14,6 +14,7 @@
 #include "aot/base/element_bytes.h"
 #include "aot/graph/op_registry.h"
 #include "aot/passes/graph_passes.h"
+#include "lowering/ops/loop_trip_count.h"
 
 namespace aotc {
 
@@ -153,6 +154,13 @@ void infer_loop(Graph& g, Node& node) {
   }
   infer_subgraph(g, node, body);
   require_condition(g, node, body.outputs[0], "the body's condition output");
+  if (node.input(0) == kNoTensor && !node.has_attr(kCountedTripsAttr)) {
+    if (std::optional<int64_t> trips = counted_trips(g, node)) {
+      node.attrs[kCountedTripsAttr] = *trips;
+      // Known for every iteration now, the condition need not be computed on the device.
+      body.outputs[0] = g.add_constant(node.name + "/continues", DataType::Bool(), {}, {1});
+    }
+  }
   for (size_t i = 0; i < carried; ++i) {
     const Tensor& before = g.tensor(node.inputs[2 + i]);
     const Tensor& after = g.tensor(body.outputs[1 + i]);
@@ -195,6 +203,13 @@ LoopFacts facts_of_loop(const Graph& g, const Node& node) {
       f.trip_count = m;
     }
   }
+  bool counted = !bounded && node.has_attr(kCountedTripsAttr);
+  if (counted) {
+    // The condition's own arithmetic says when it turns false (loop_trip_count.h).
+    f.max_trips = node.attr_int(kCountedTripsAttr, 0);
+    f.exact = true;
+    return f;
+  }
   bool starts_false = false;
   if (TensorId c = node.input(1); c != kNoTensor) {
     if (!g.tensor(c).is_constant()) f.condition = c;
@@ -204,8 +219,9 @@ LoopFacts facts_of_loop(const Graph& g, const Node& node) {
   f.body_decides = next != body.inputs.at(1) && !is_true_scalar(g.tensor(next));
   if (!bounded) {
     if (!node.has_attr(kMaxTripAttr))
-      node_error(node, std::string(node.input(0) == kNoTensor ? "has no trip count"
-                                                             : "has a trip count computed at run time") +
+      node_error(node, std::string(node.input(0) == kNoTensor
+                                       ? "has no trip count, and its condition does not follow from constants alone"
+                                       : "has a trip count computed at run time") +
                            "; aotc plans memory statically, so it needs the most iterations the loop may run: --max-trip " +
                            (node.name.empty() ? "<node>" : node.name) + "=N (or --bind the inputs the trip count comes from)");
     f.max_trips = node.attr_int(kMaxTripAttr, 0);

@@ -18,6 +18,10 @@ namespace aotc {
 // Of a Loop node: the most iterations it may run, given by `--max-trip NODE=N` when its
 // trip count or condition is computed at run time.
 constexpr const char* kMaxTripAttr = "control.max_trip";
+// Of a Loop node without a trip count whose condition follows from constants: how many
+// iterations it runs (loop_trip_count.h), set by its shape function, which then also
+// makes the body's condition output the constant true (so the nodes computing it die).
+constexpr const char* kCountedTripsAttr = "control.counted_trips";
 
 struct LoopFacts {
   int64_t max_trips = 0;          // iterations at most; exactly, when `exact`

@@ -480,8 +480,10 @@ const std::vector<Damage>& damages() {
        {"operator 0: unknown TFLite operator code 250"}},
       {"CustomOperator", [](M m) { m.builtin_code = m.deprecated_builtin_code = 32, m.custom_code = "MyFancyOp"; },
        {"operator 0: custom operator 'MyFancyOp' is not supported"}},
-      {"ControlFlow", [](M m) { m.builtin_code = m.deprecated_builtin_code = 119; },  // WHILE
-       {"operator 0 (tfl.WHILE)", "other subgraphs"}},
+      {"Call", [](M m) { m.builtin_code = m.deprecated_builtin_code = 31; },  // CALL
+       {"operator 0 (tfl.CALL)", "CALL is not supported"}},
+      {"ConvOptionsOnWhile", [](M m) { m.builtin_code = m.deprecated_builtin_code = 119; },  // WHILE
+       {"operator 0 (tfl.WHILE)", "expected WhileOptions"}},
       {"OpcodeIndexOutOfRange", [](M m) { m.opcode_index = 5; }, {"operator 0", "opcode index 5 is out of range"}},
       {"TensorIndexOutOfRange", [](M m) { m.conv_input = 17; },
        {"operator 0 (tfl.CONV_2D): input refers to tensor 17"}},

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Published streaming-audio models tried as a user would: fetched from the npm registry
+# (Silero VAD v5, v6 and the legacy v4 model, as shipped in @ricky0123/vad-web: an ONNX
+# `If` on the sample rate and recurrent state inputs/outputs), compiled by aotc with --input-shape, --bind and
+# --state, built as strict C99 and run chunk by chunk over a test signal
+# (make_audio.js), each chunk's speech probability compared with ONNX Runtime
+# (onnxruntime-node, one thread, the state carried the same way): rtol 1e-3, atol 1e-5.
+#
+#   bench/streaming/try_published_models.sh [AOTC] [WORK_DIR]
+#
+# Needs node and npm with the npm registry reachable, so it is not part of ctest.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+aotc=${1:-$here/../../build/aotc}
+work=${2:-$here/../../build/bench-streaming}
+mkdir -p "$work"
+cd "$work"
+if [ ! -d node_modules/onnxruntime-node ]; then npm install --ignore-scripts --no-save onnxruntime-node@1.23.2 >/dev/null; fi
+if [ ! -d package ]; then
+  npm pack @ricky0123/vad-web@0.0.31 >/dev/null
+  tar xzf ricky0123-vad-web-0.0.31.tgz
+fi
+# 24 chunks of 576 samples (v5 and v6: 512 new samples and the 64 before them, as Silero's
+# own wrapper feeds them), 27 of 512 (the legacy model).
+node "$here/make_audio.js" 13824 audio.f32
+status=0
+# model, package file, samples per chunk, states (ONNX Runtime's form), aotc's --state options
+while read -r model file chunk states state_options; do
+  onnx=$file
+  NODE_PATH=$work/node_modules node "$here/ort_stream.js" "$onnx" audio.f32 $chunk "$states" 16000 "$model.ort.f32" </dev/null
+  shapes=$(echo "$states" | tr ';' '\n' | sed 's/=[^:]*:/=/' | sed 's/^/--input-shape /' | tr '\n' ' ')
+  rm -rf "$model"
+  start=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  "$aotc" compile "$onnx" -o "$model" --name stream --input-shape input=1,$chunk $shapes --bind sr=16000 $state_options </dev/null
+  end=$(date +%s.%N)
+  cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -I"$model" "$here/stream_harness.c" "$model/stream.c" \
+    "$model/stream_constants.c" "$model/aotc_runtime.c" -lm -o "$model/harness"
+  printf '%s: compiled in %.2f s; ' "$model" "$(awk "BEGIN { print $end - $start }")"
+  grep -oE 'STREAM_(ACTIVATION|CONSTANT|STATE)_SIZE [0-9]+' "$model/stream.h" | tr '\n' ' '
+  echo
+  "$model/harness" audio.f32 "$model.ort.f32" </dev/null || status=1
+done <<MODELS
+silero_vad_v5 package/dist/silero_vad_v5.onnx 576 state=stateN:2,1,128 --state state=stateN
+silero_vad_v6 package/dist/silero_vad_v6.onnx 576 state=stateN:2,1,128 --state state=stateN
+silero_vad_legacy package/dist/silero_vad_legacy.onnx 512 h=hn:2,1,64;c=cn:2,1,64 --state h=hn --state c=cn
+MODELS
+exit $status
