@@ -117,6 +117,12 @@ class Placer {
         continue;
       }
       if (main_run && node.op != "tfl.VAR_HANDLE") end_initialisation();
+      check_operands(node, who);
+      for (TensorId out : node.outputs)
+        if (sub.resources[static_cast<size_t>(out)] != (node.op == "tfl.VAR_HANDLE"))
+          fail(who + (node.op == "tfl.VAR_HANDLE" ? ": its output must be a resource tensor"
+                                                  : ": writes resource tensor '" + sub.tensors[static_cast<size_t>(out)].name +
+                                                        "'; only VAR_HANDLE makes resources"));
       if (node.op == "tfl.VAR_HANDLE") {
         std::string container = node.attr_string("container", ""), shared = node.attr_string("shared_name", "");
         scope.handles[node.outputs.at(0)] = container.empty() ? shared : container + "/" + shared;
@@ -145,6 +151,21 @@ class Placer {
         where.nodes->push_back(std::move(placed));
       }
     }
+  }
+
+  // The operand counts the state and control-flow operators must have, before anything
+  // reads their operands.
+  static void check_operands(const Node& node, const std::string& who) {
+    auto require = [&](size_t inputs, size_t outputs) {
+      if (node.inputs.size() != inputs || node.outputs.size() != outputs)
+        fail(who + ": has " + std::to_string(node.inputs.size()) + " inputs and " + std::to_string(node.outputs.size()) +
+             " outputs; it takes " + std::to_string(inputs) + " and " + std::to_string(outputs));
+      for (TensorId in : node.inputs)
+        if (in == kNoTensor) fail(who + ": an operand is omitted");
+    };
+    if (node.op == "tfl.VAR_HANDLE") require(0, 1);
+    if (node.op == "tfl.READ_VARIABLE") require(1, 1);
+    if (node.op == "tfl.ASSIGN_VARIABLE") require(2, 0);
   }
 
   std::string handle(const ImportedSubgraph& sub, const Scope& scope, const Node& node, const std::string& who) const {

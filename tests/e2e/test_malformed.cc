@@ -1,7 +1,9 @@
-// The malformed-model suite: ONNX files broken in one way each, as a damaged or hostile
+// The malformed-model suite: ONNX files (and TFLite files the fuzzers found) broken in one way each, as a damaged or hostile
 // file can be (tests/models/bad/make_malformed_models.py made them). Each ends in
 // `error: ...` naming the node or tensor at fault, exit status 1, and no output folder;
 // one that is legal after all compiles with a warning.
+#include <algorithm>
+
 #include "tests/e2e/e2e_util.h"
 
 namespace aotc::e2e {
@@ -10,7 +12,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Malformed {
-  const char* file;                   // tests/models/bad/malformed_<file>.onnx
+  const char* file;                   // tests/models/bad/malformed_<file>.onnx, or <file> with its extension
   std::vector<const char*> messages;  // each must be in the error
 };
 
@@ -18,7 +20,8 @@ class MalformedModel : public ::testing::TestWithParam<Malformed> {};
 
 TEST_P(MalformedModel, IsRefusedWithAClearError) {
   TempDir dir("aotc-malformed");
-  std::string model = source_path(std::string("tests/models/bad/malformed_") + GetParam().file + ".onnx");
+  std::string file = GetParam().file;
+  std::string model = source_path("tests/models/bad/malformed_" + file + (file.find('.') == std::string::npos ? ".onnx" : ""));
   ASSERT_TRUE(fs::exists(model)) << model;
   Result r = run({"compile", model, "-o", dir.path() + "/out"});
   EXPECT_EQ(r.status, 1) << r.output;
@@ -53,8 +56,15 @@ INSTANTIATE_TEST_SUITE_P(
         // one body output dropped; it read past the end of the body's outputs.
         Malformed{"fuzz_scan_outputs", {"node y (Scan)", "its body gives 1 outputs, the Scan has 2"}},
         // Also fuzz_compile's: an Add with one input (in a Scan body); it read a second operand.
-        Malformed{"fuzz_add_one_input", {"node sum_out (Add)", "needs 2 inputs, not 1"}}),
-    [](const auto& info) { return std::string(info.param.file); });
+        Malformed{"fuzz_add_one_input", {"node sum_out (Add)", "needs 2 inputs, not 1"}},
+        // fuzz_tflite_import's: a TFLite ASSIGN_VARIABLE without operands; it read them.
+        Malformed{"fuzz_assign_variable_no_operands.tflite",
+                  {"operator 4 (tfl.ASSIGN_VARIABLE)", "has 0 inputs and 0 outputs; it takes 2 and 0"}}),
+    [](const auto& info) {
+      std::string name = info.param.file;
+      std::replace(name.begin(), name.end(), '.', '_');
+      return name;
+    });
 
 // Legal since IR version 4, but easy to miss: the input's default value becomes a constant.
 TEST(MalformedModelLegalAfterAll, InitializerThatIsAlsoAnInputIsAConstantWithAWarning) {
