@@ -87,7 +87,8 @@ class GraphLowering {
   }
 
   // --state: at the end of the run, each state takes its next value, which is then no
-  // longer an output.
+  // longer an output. A next value that a step computes into memory of its own is
+  // computed into the state's second buffer instead (CompiledModel::next_values): no copy.
   void update_state() {
     for (auto& [state, next] : g_.state_updates) {
       const Tensor& a = g_.tensor(state);
@@ -95,11 +96,22 @@ class GraphLowering {
       if (a.dtype != b.dtype || a.shape != b.shape)
         throw CompileError("--state " + a.name + "=" + b.name + ": the input is " + a.dtype.str() + shape_str(a.shape) +
                            " but the output " + b.dtype.str() + shape_str(b.shape));
+      g_.outputs.erase(std::find(g_.outputs.begin(), g_.outputs.end(), next));
+      TensorId root = storage_root(next);
+      const Tensor& r = g_.tensor(root);
+      bool computed = std::any_of(m_.steps.begin(), m_.steps.end(), [&](const Step& s) {
+        return std::any_of(s.args.begin(), s.args.end(), [&](TensorId id) { return storage_root(id) == root; });
+      });
+      bool own_memory = !r.is_constant() && !r.is_variable && !g_.is_graph_output(root) &&
+                        std::find(g_.inputs.begin(), g_.inputs.end(), root) == g_.inputs.end() && !m_.next_values.count(root);
+      if (computed && own_memory) {
+        m_.next_values[root] = state;
+        continue;
+      }
       Node update;
       update.name = a.name;
       update.op = "state update";
       copy(next, state, update);
-      g_.outputs.erase(std::find(g_.outputs.begin(), g_.outputs.end(), next));
     }
   }
 

@@ -83,6 +83,8 @@ struct Storage {
   TensorId tensor = kNoTensor;  // the tensor whose storage this is (the root of a view chain)
   int64_t offset = 0;           // for kArena: offset in the pool
   int pool = 0;                 // for kArena: index into CompiledModel::pools
+  bool next_value = false;      // for kVariable: the state's second buffer, where a run
+                                // computes its next value (CompiledModel::next_values)
 };
 
 // A view whose bytes cannot be shared with its source (e.g. a graph output that reshapes
@@ -104,6 +106,11 @@ struct CompiledModel {
   // Tensors that share another's storage besides views: a branch's result computed in
   // place in its If's output, a loop body's parameter that is its loop-carried buffer.
   std::map<TensorId, TensorId> aliases;
+  // A state's next value (Graph::state_updates) that a step computes, -> the state. It is
+  // computed straight into a second buffer of the state, and the two buffers swap roles at
+  // the end of the run: the state is never copied. (A next value no step computes, e.g. a
+  // graph input passed through, is copied into the state instead.)
+  std::map<TensorId, TensorId> next_values;
   std::map<TensorId, Storage> storage;      // every tensor a kernel or copy touches
   std::vector<PoolConfig> pools;            // where the arena goes (the target's, or --pool)
   bool in_place = true;                     // CompileOptions::in_place

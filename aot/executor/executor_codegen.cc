@@ -70,10 +70,19 @@ std::string short_symbol(const Graph& g, const std::string& prefix, const std::s
   return prefix + "_" + kind + std::to_string(index) + (reader.empty() ? "" : "_" + c_identifier(hint));
 }
 
+// The elements of one buffer of a two-buffer state: its own, rounded up so that the second
+// buffer starts as aligned as the first (workspace_alignment, as planned tensors are).
+int64_t swapped_row_elements(const CompiledModel& model, TensorId state) {
+  const Tensor& t = model.graph.tensor(state);
+  int64_t bytes = std::max<int64_t>(t.num_elements(), 1) * t.dtype.bytes(), align = model.target.workspace_alignment;
+  int64_t padded = align > 0 ? (bytes + align - 1) / align * align : bytes;
+  return padded / t.dtype.bytes();
+}
+
 class ExecutorEmitter {
  public:
   ExecutorEmitter(const CompiledModel& m, std::string model_file)
-      : m_(m), g_(m.graph), prefix_(m.name), macro_(upper(m.name)), model_file_(display_text(model_file)) {
+      : m_(m), g_(m.graph), prefix_(m.name), macro_(upper(m.name)), model_file_(display_text(model_file)), phase_(prefix_ + "_state_phase") {
     auto in = unique_names(g_, g_.inputs), out = unique_names(g_, g_.outputs);
     for (size_t i = 0; i < g_.inputs.size(); ++i) input_names_[g_.inputs[i]] = in[i];
     for (size_t i = 0; i < g_.outputs.size(); ++i) output_names_[g_.outputs[i]] = out[i];
@@ -252,7 +261,9 @@ class ExecutorEmitter {
       case Storage::Kind::kInput: return "inputs->" + input_names_.at(s.tensor);
       case Storage::Kind::kOutput: return "outputs->" + output_names_.at(s.tensor);
       case Storage::Kind::kConstant: return constant_names_.at(s.tensor);
-      case Storage::Kind::kVariable: return variable_names_.at(s.tensor);
+      case Storage::Kind::kVariable:
+        if (!swapped(s.tensor)) return variable_names_.at(s.tensor);
+        return variable_names_.at(s.tensor) + (s.next_value ? "[" + phase_ + " ^ 1]" : "[" + phase_ + "]");
       case Storage::Kind::kArena: return arena_address(t, s);
     }
     return "";
@@ -282,6 +293,7 @@ class ExecutorEmitter {
       auto it = g_.variable_origins.find(id);
       std::string origin = it != g_.variable_origins.end() ? display_text(it->second)
                                                            : "a TFLite variable tensor (SVDF or LSTM memory)";
+      if (swapped(id)) origin += "; two buffers, the next value computed into the other, which becomes the state";
       lines += " *   " + variable_names_.at(id) + ", " + dims_comment(g_.tensor(id)) + ": " + origin + "\n";
     }
     return lines;
@@ -315,16 +327,26 @@ class ExecutorEmitter {
       const std::string& name = variable_names_.at(id);
       int64_t n = std::max<int64_t>(t.num_elements(), 1);
       os << "/* '" << display_text(t.name) << "': " << dims_comment(t) << " */\n";
+      // A state with a next value of its own has two buffers (CompiledModel::next_values).
+      std::string dims = swapped(id) ? "[2][" + std::to_string(swapped_row_elements(m_, id)) + "]" : "[" + std::to_string(n) + "]";
       if (all_zero(t.initial_value)) {
-        os << "static " << t.dtype.c_type() << " " << name << "[" << n << "] " << macro_ << "_ALIGNED;\n";
+        os << "static " << t.dtype.c_type() << " " << name << dims << " " << macro_ << "_ALIGNED;\n";
       } else {
-        os << "static const " << t.dtype.c_type() << " " << name << "_initial[" << n << "] = " << initializer(t, t.initial_value)
-           << ";\n";
-        os << "static " << t.dtype.c_type() << " " << name << "[" << n << "] " << macro_ << "_ALIGNED = " << initializer(t, t.initial_value)
-           << ";\n";
+        std::string values = initializer(t, t.initial_value);
+        os << "static const " << t.dtype.c_type() << " " << name << "_initial[" << n << "] = " << values << ";\n";
+        os << "static " << t.dtype.c_type() << " " << name << dims << " " << macro_ << "_ALIGNED = "
+           << (swapped(id) ? "{" + values + "}" : values) << ";\n";
       }
     }
+    if (!m_.next_values.empty())
+      os << "/* Which buffer of each two-buffer state holds the state (the other receives its next value). */\n"
+         << "static uint8_t " << phase_ << ";\n";
     return os.str() + "\n";
+  }
+
+  // Whether variable `id` is a state whose next value a step computes into its second buffer.
+  bool swapped(TensorId id) const {
+    return std::any_of(m_.next_values.begin(), m_.next_values.end(), [&](auto& entry) { return entry.second == id; });
   }
 
   std::string reset_function() const {
@@ -333,9 +355,11 @@ class ExecutorEmitter {
     os << "\nvoid " << prefix_ << "_reset(void) {\n";
     for (TensorId id : variable_order_) {
       const std::string& name = variable_names_.at(id);
-      if (all_zero(g_.tensor(id).initial_value)) os << "  memset(" << name << ", 0, sizeof " << name << ");\n";
-      else os << "  memcpy(" << name << ", " << name << "_initial, sizeof " << name << ");\n";
+      std::string current = swapped(id) ? name + "[0]" : name;
+      if (all_zero(g_.tensor(id).initial_value)) os << "  memset(" << current << ", 0, sizeof " << current << ");\n";
+      else os << "  memcpy(" << current << ", " << name << "_initial, sizeof " << name << "_initial);\n";
     }
+    if (!m_.next_values.empty()) os << "  " << phase_ << " = 0;\n";
     os << "}\n";
     return os.str();
   }
@@ -449,6 +473,9 @@ class ExecutorEmitter {
          << "  memcpy(outputs->" << output_names_.at(c.to) << ", " << pointer(c.from.tensor, from) << ", "
          << g_.tensor(c.to).size_bytes() << ");\n";
     }
+    if (!m_.next_values.empty())
+      os << "  /* The next values computed in this run become the state. */\n"
+         << "  " << phase_ << " = (uint8_t)(" << phase_ << " ^ 1);\n";
     os << "  return status;\n}\n";
     return os.str();
   }
@@ -552,6 +579,7 @@ class ExecutorEmitter {
   const CompiledModel& m_;
   const Graph& g_;
   std::string prefix_, macro_, model_file_;
+  std::string phase_;  // the static variable saying which buffer of two-buffer states is current
   std::map<TensorId, std::string> input_names_, output_names_, constant_names_, variable_names_;
   std::vector<TensorId> constant_order_, variable_order_;
 };
@@ -590,6 +618,8 @@ int64_t state_bytes(const CompiledModel& model) {
   int64_t total = 0;
   for (auto& [id, s] : model.storage)
     if (s.kind == Storage::Kind::kVariable && seen.insert(s.tensor).second) total += model.graph.tensor(s.tensor).size_bytes();
+  for (auto& [next, state] : model.next_values)  // two buffers of whole rows instead of one
+    total += 2 * swapped_row_elements(model, state) * model.graph.tensor(state).dtype.bytes() - model.graph.tensor(state).size_bytes();
   return total;
 }
 

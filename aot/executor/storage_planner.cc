@@ -175,6 +175,12 @@ void plan_storage(CompiledModel& m) {
     Storage s;
     s.tensor = root;
     const Tensor& t = g.tensor(root);
+    if (auto next = m.next_values.find(root); next != m.next_values.end()) {
+      s.kind = Storage::Kind::kVariable;
+      s.tensor = next->second;
+      s.next_value = true;
+      return s;
+    }
     if (t.is_constant()) s.kind = Storage::Kind::kConstant;
     else if (t.is_variable) s.kind = Storage::Kind::kVariable;
     else if (std::count(g.inputs.begin(), g.inputs.end(), root)) s.kind = Storage::Kind::kInput;

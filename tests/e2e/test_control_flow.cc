@@ -143,7 +143,8 @@ TEST_F(ControlFlow, BranchesOfDifferentShapesAreAClearError) {
 }
 
 // The streaming GRU with its state input and output made one state (--state): no state in
-// the C API, STREAM_STATE_SIZE bytes kept inside. tests/firmware/in_tree_stream.c (the
+// the C API, STREAM_STATE_SIZE bytes kept inside, never copied: the GRU computes the next
+// state into the state's second buffer, and the two swap roles after each run. tests/firmware/in_tree_stream.c (the
 // harness the aotc_add_model(STATES) firmware test builds too) runs a stream of 12 chunks:
 // each score must match torch run chunk by chunk with the state carried, the scores must
 // change along the stream, and after stream_reset() the first chunk's score is the first
@@ -157,10 +158,15 @@ TEST_F(ControlFlow, StreamingStateStaysInsideTheGeneratedCode) {
   EXPECT_EQ(header.find("* state_out;"), std::string::npos) << header;
   EXPECT_NE(header.find("#define STREAM_INPUT_COUNT 1\n"), std::string::npos) << header;
   EXPECT_NE(header.find("#define STREAM_OUTPUT_COUNT 1\n"), std::string::npos) << header;
-  EXPECT_NE(header.find("#define STREAM_STATE_SIZE 128 "), std::string::npos) << header;
+  EXPECT_NE(header.find("#define STREAM_STATE_SIZE 256 "), std::string::npos) << header;  // 2 x float32[1, 1, 32]
   EXPECT_NE(header.find("void stream_reset(void);"), std::string::npos) << header;
   EXPECT_NE(header.find("float32[1, 1, 32]: input 'state_in', after each run output 'state_out' (--state)"), std::string::npos)
       << header;
+  std::string c = read_bytes(tmp("out/stream.c"));
+  EXPECT_NE(c.find("stream_s0_gru[stream_state_phase], (float*)(stream_pool_workspace + 0), stream_s0_gru[stream_state_phase ^ 1]);"),
+            std::string::npos)
+      << c;  // the GRU reads the state and writes its next value, each in its buffer
+  EXPECT_EQ(c.find("memcpy(stream_s0_gru"), std::string::npos) << c;
   std::string log;
   ASSERT_EQ(run_process({"cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-I" + tmp("out"),
                          source_path("tests/firmware/in_tree_stream.c"), tmp("out/stream.c"), tmp("out/stream_constants.c"),

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   struct stream_inputs in;
   struct stream_outputs out;
   int k, i;
-  if (argc != 2 || STREAM_INPUT_COUNT != 1 || STREAM_STATE_SIZE != 128) return 2;
+  if (argc != 2 || STREAM_INPUT_COUNT != 1 || STREAM_STATE_SIZE != 2 * 128) return 2; /* two buffers of the 32-float state */
   in.chunk = chunk;
   out.score = score;
   for (k = 0; k < 13; ++k) {
