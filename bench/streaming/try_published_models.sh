@@ -13,6 +13,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 aotc=${1:-$here/../../build/aotc}
 work=${2:-$here/../../build/bench-streaming}
+aotc=$(cd "$(dirname "$aotc")" && pwd)/$(basename "$aotc")  # absolute: the script changes directory
 mkdir -p "$work"
 cd "$work"
 if [ ! -d node_modules/onnxruntime-node ]; then npm install --ignore-scripts --no-save onnxruntime-node@1.23.2 >/dev/null; fi
