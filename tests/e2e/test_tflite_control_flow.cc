@@ -194,6 +194,28 @@ TEST_F(TfliteControlFlow, GeneratedCodeIsStrictC99ForCortexM4AndClang) {
   }
 }
 
+// Both branches of the IF, the counted WHILE and the CALL_ONCE model under ASan and UBSan.
+TEST_F(TfliteControlFlow, GeneratedCodeIsCleanUnderSanitizers) {
+  ScopedEnvironment env({{"CC", "clang"}, {"CFLAGS", "-fsanitize=address,undefined -fno-sanitize-recover=all -g"}});
+  std::vector<float> x = {1.0f, -2.0f, 3.0f, 0.5f};
+  for (float score : {0.8f, 0.2f}) {
+    Result r = run({"run", json_model("if_branches"), "--inputs", write("x.bin", x) + "," + write("s.bin", std::vector<float>{score}),
+                    "--outputs", tmp("y.bin")});
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<float> want = x;
+    if (score > 0.5f)
+      for (size_t i = 0; i < 4; ++i) want[i] = x[i] * score + static_cast<float>(i + 1);
+    expect_close(read_floats(tmp("y.bin")), want, 0, 0);
+  }
+  std::vector<float> x3 = {1.0f, 2.0f, -4.0f};
+  Result r = run({"run", json_model("while_counter"), "--inputs", write("x3.bin", x3), "--outputs", tmp("a.bin") + "," + tmp("c.bin")});
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_close(read_floats(tmp("c.bin")), {5.0f}, 0, 0);
+  r = run({"run", json_model("call_once_accumulator"), "--inputs", tmp("x3.bin"), "--outputs", tmp("y3.bin")});
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_close(read_floats(tmp("y3.bin")), {3.0f, 6.0f, 2.0f}, 0, 0);  // [2, 4, 6] + x
+}
+
 // A subgraph that runs itself is refused with the operator's name, and nothing is written.
 TEST_F(TfliteControlFlow, RecursionIsAClearError) {
   Result r = run({"compile", json_model("bad_recursion"), "-o", tmp("out")});
