@@ -132,6 +132,24 @@ TEST_F(ControlFlow, RuntimeTripCountNeedsABound) {
   expect_case("runtime_trips", 4, 3, {"--max-trip", "count=12"});
 }
 
+// A while loop as torch.jit writes it (no trip count, a counter in the condition): aotc
+// counts its 6 iterations at compile time, so it needs no --max-trip, compiles to a plain
+// counted for with no condition computed on the device, and its scan output has a static
+// shape. Both outputs match numpy.
+TEST_F(ControlFlow, WhileLoopWithACounterIsCountedAtCompileTime) {
+  Result r = run({"run", small_path("counted_while.onnx"), "--inputs", small_path("counted_while_0_in0.bin"), "--outputs",
+                  tmp("y.bin") + "," + tmp("trace.bin")});
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_close(read_floats(tmp("y.bin")), read_floats(small_path("counted_while_0_out0.bin")), 1e-6, 0);
+  expect_close(read_floats(tmp("trace.bin")), read_floats(small_path("counted_while_0_out1.bin")), 1e-6, 0);
+  r = run({"compile", small_path("counted_while.onnx"), "-o", tmp("out")});
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::string c = read_bytes(tmp("out/model.c"));
+  EXPECT_NE(c.find("for (int32_t iter0 = 0; iter0 < 6; ++iter0) {"), std::string::npos) << c;
+  EXPECT_EQ(c.find("(Less)"), std::string::npos) << c;  // the condition is not computed at run time
+  EXPECT_EQ(c.find("AOTC_ERR_TRIP_LIMIT"), std::string::npos) << c;
+}
+
 TEST_F(ControlFlow, BranchesOfDifferentShapesAreAClearError) {
   Result r = run({"compile", small_path("mismatched_branches.onnx"), "-o", tmp("out")});
   EXPECT_EQ(r.status, 1);

@@ -121,6 +121,42 @@ def runtime_trips():
     save("runtime_trips", model, cases)
 
 
+def counted_while():
+    """Loop 'halving' as torch.jit writes a while loop: no trip count, a counter k carried
+    and the condition k + 1 < 6 computed in the body; v = v * 0.5 + 1 each time, and each
+    v also stacked as a scan output. The condition follows from constants, so aotc counts
+    the 6 iterations at compile time (no --max-trip), which also gives the scan output its
+    static shape [6, 4]."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["k_in", "one"], ["k_out"]),
+         helper.make_node("Less", ["k_out", "six"], ["c_out"]),
+         helper.make_node("Mul", ["v_in", "half"], ["halved"]),
+         helper.make_node("Add", ["halved", "onef"], ["v_out"]),
+         helper.make_node("Identity", ["v_out"], ["v_scan"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("k_in", TensorProto.INT64, []), helper.make_tensor_value_info("v_in", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), helper.make_tensor_value_info("k_out", TensorProto.INT64, []),
+         helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [4]), helper.make_tensor_value_info("v_scan", TensorProto.FLOAT, [4])],
+        initializer=[const("one", np.int64(1)), const("six", np.int64(6)), const("half", np.float32(0.5)),
+                     const("onef", np.float32(1.0))])
+    node = helper.make_node("Loop", ["", "go", "k0", "x"], ["k", "y", "trace"], name="halving", body=body)
+    graph = helper.make_graph([node], "counted_while", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4]),
+                               helper.make_tensor_value_info("trace", TensorProto.FLOAT, [6, 4])],
+                              initializer=[const("go", np.bool_(True)), const("k0", np.int64(0))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    x = np.array([8.0, -2.0, 0.25, 3.0], dtype=np.float32)
+    v, k, trace = x.copy(), 0, []
+    while True:  # ONNX Loop: the body runs, then its condition decides the next iteration
+        k += 1
+        v = (v * np.float32(0.5) + np.float32(1.0)).astype(np.float32)
+        trace.append(v)
+        if not k < 6:
+            break
+    save("counted_while", model, [([x], [v, np.stack(trace)])])
+
+
 def mismatched_branches():
     """An If whose branches give shapes [2] and [3]: aotc compiles static shapes, so this
     is an error naming the node."""
@@ -140,5 +176,6 @@ if __name__ == "__main__":
     branch_memory()
     rate_switch()
     runtime_trips()
+    counted_while()
     mismatched_branches()
     print("wrote", sorted(os.listdir(HERE)))
