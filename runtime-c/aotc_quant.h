@@ -48,6 +48,24 @@ AOTC_FIXEDPOINT int32_t aotc_mul_by_quantized_multiplier(int32_t x, int32_t mult
   return aotc_rounding_divide_by_pot(aotc_sat_rounding_doubling_high_mul(shifted, multiplier), right_shift);
 }
 
+/* aotc_mul_by_quantized_multiplier for a multiplier other than INT32_MIN (every multiplier
+ * that the compiler computes from scales lies in [0, 2^31)), in fewer instructions: the
+ * one saturating case of the high multiply (INT32_MIN * INT32_MIN) cannot occur, and its
+ * rounding, (a * b + nudge) / 2^31 with nudge = 2^30 or 1 - 2^30 by the sign and the
+ * quotient truncated, equals (a * b + 2^30) >> 31 with the quotient floored, for either
+ * sign: one multiply-accumulate (SMLAL) and two shifts on Armv7-M. The same result for
+ * every x. */
+AOTC_FIXEDPOINT int32_t aotc_requantize(int32_t x, int32_t multiplier, int32_t shift) {
+  const int32_t left_shift = shift > 0 ? shift : 0;
+  const int32_t right_shift = shift > 0 ? 0 : -shift;
+  const int32_t shifted = (int32_t)((uint32_t)x << left_shift);
+  /* |shifted * multiplier| < 2^62: bits 31..62 of the sum are the result, sign included;
+   * read as unsigned bits to stay defined C. */
+  const uint64_t sum = (uint64_t)((int64_t)shifted * (int64_t)multiplier + ((int64_t)1 << 30));
+  const int32_t high = (int32_t)(uint32_t)(sum >> 31);
+  return aotc_rounding_divide_by_pot(high, right_shift);
+}
+
 /* The same for an int64 x (|x| < 2^47), as TFLite's 16x8 kernels (int16 activations,
  * int64 sums) apply it: the multiplier rounded to 16 bits, then one rounding shift of the
  * 64-bit product. */

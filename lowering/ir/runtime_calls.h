@@ -21,6 +21,9 @@ namespace aotc::ir {
 // TFLite's requantization (aotc_quant.h): x * multiplier * 2^shift / 2^31 with TFLite's
 // rounding, and its two steps.
 Expr mul_by_quantized_multiplier(Expr x, Expr multiplier, Expr shift);
+// The same for a multiplier that is not INT32_MIN (every multiplier computed from scales),
+// in fewer instructions (aotc_requantize); the same result for every x.
+Expr requantize(Expr x, Expr multiplier, Expr shift);
 // The same for an int64 x (TFLite's 16x8 kernels), the multiplier rounded to 16 bits.
 Expr mul_by_quantized_multiplier_i64(Expr x, Expr multiplier, Expr shift);
 Expr rounding_divide_by_pot(Expr x, Expr exponent);
@@ -60,6 +63,9 @@ Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, i
 // addresses (address_of). Targets with the DSP extension run it two products per
 // instruction.
 Expr dot_s8(Expr a, Expr b, Expr n, Expr acc);
+// aotc_dot_s8_2x2 (a statement's call; it returns nothing): the four sums acc[0..3] of two
+// int8 inputs x0, x1 (n values each) times two weight rows packed as aotc_dot.h describes.
+Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc);
 
 // BitShift and integer Pow (aotc_elementwise.h): shifts of unsigned values of up to 32
 // bits (zero-extended) or of 64 bits, 0 when the count reaches the width; base^exponent in

@@ -18,7 +18,9 @@
 #include "lowering/ir/runtime_calls.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/channel_constants.h"
+#include "lowering/ops/conv_blocked_s8.h"
 #include "lowering/ops/convolution.h"
+#include "lowering/ops/depthwise_s8.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
@@ -138,7 +140,7 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   Expr output(const Expr& sum, const Expr& oc) const override {
     Expr multiplier = constants_.at(multiplier_, oc), shift = constants_.at(shift_, oc);
     Expr scaled = accumulator_ == DataType::Int(64) ? ir::mul_by_quantized_multiplier_i64(sum, multiplier, shift)
-                                                    : ir::mul_by_quantized_multiplier(sum, multiplier, shift);
+                                                    : ir::requantize(sum, multiplier, shift);
     return tflite::clamp(scaled + output_zero_point_, range_);
   }
   ir::Stmt wrap(const std::function<ir::Stmt()>& body) override { return constants_.wrap(body); }
@@ -162,6 +164,18 @@ std::unique_ptr<ConvArithmetic> tflite_arithmetic(const Graph& g, const Node& no
   return std::make_unique<FloatConvArithmetic>([&node](Expr v) { return tflite::apply_float_activation(node, v); });
 }
 
+// The int8 kernels specialized for cores with the DSP extension (conv_blocked_s8.h,
+// depthwise_s8.h) take int8 (not 16x8) with constant symmetric weights and a constant bias.
+bool specialized_int8_applies(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  TensorId bias = node.input(2);
+  bool constant = g.tensor(node.inputs[1]).is_constant() && (bias == kNoTensor || g.tensor(bias).is_constant());
+  const std::vector<int64_t>& filter_zero_points = g.tensor(node.inputs[1]).quant.zero_point;
+  bool symmetric = std::all_of(filter_zero_points.begin(), filter_zero_points.end(), [](int64_t z) { return z == 0; });
+  return ctx.target.has("dsp") && tflite::is_int8(g, node.inputs[0]) && constant && symmetric;
+}
+
 LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
@@ -169,12 +183,26 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   KernelBuilder kb(ctx);
   ConvOperands ops;
   ops.input = kb.input(0, "input");
-  ops.filter = kb.input(1, "filter");
-  ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-  ops.output = kb.output(0, "output");
   ops.input_tensor = node.inputs[0];
   // An epilogue fused behind the node (a residual ADD) starts from the node's own output.
   std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, anchor_output(node), c.out_channels);
+  // On a core with the DSP extension an int8 convolution with constant weights takes a
+  // specialized kernel: depthwise with unrolled taps (depthwise_s8.h), otherwise register
+  // blocks over weights packed at compile time (conv_blocked_s8.h, the packed table
+  // replacing the filter). Both fold the input's zero point into their own bias tables.
+  bool specialized = specialized_int8_applies(ctx) && (depthwise ? depthwise_s8_applies(c) : blocked_conv_s8_applies(c));
+  if (specialized) {
+    if (depthwise) ops.filter = kb.input(1, "filter");
+    ops.output = kb.output(0, "output");
+    const Tensor* filter = &g.tensor(node.inputs[1]);
+    const Tensor* bias = node.input(2) != kNoTensor ? &g.tensor(node.inputs[2]) : nullptr;
+    int32_t zero_point = tflite::zero_point_of(g, node.inputs[0]);
+    if (depthwise) return kb.finish(lower_depthwise_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point}));
+    return kb.finish(lower_blocked_conv_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point}));
+  }
+  ops.filter = kb.input(1, "filter");
+  ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
+  ops.output = kb.output(0, "output");
   return kb.finish(lower_convolution(kb, c, *arithmetic, ops));
 }
 
