@@ -167,29 +167,47 @@ class BlockedConvBuilder {
   }
 
   ir::Stmt gathered_block() {
-    int64_t stride = (window_length() + 3) / 4 * 4;  // the second window word-aligned too
+    // Each window padded to whole words: the packed weights are zero there, so the block
+    // sums whole groups of four (no element-by-element tail) and the second window is
+    // word-aligned too.
+    int64_t padded = (window_length() + 3) / 4 * 4;
     // A few dozen bytes for the layers this serves: a C local, so that the layer needs no
     // workspace (and a model without other scratch no workspace allocator).
-    ir::Buffer windows = ir::make_buffer("windows", ops_.input->dtype, {2, stride}, "local");
-    ir::Stmt gather = ir::loop_nest({2, y_.kernel, x_.kernel, channels_}, {"i", "ky", "kx", "ic"}, [&](const std::vector<Expr>& i) {
-      Expr second = i[0] == 1;
-      Expr iy = ir::select(second, input_y(1, i[1]), input_y(0, i[1]));
-      Expr ix = ir::select(second, input_x(1, i[2]), input_x(0, i[2]));
-      Expr value = ir::load(ops_.input, {n_, iy, ix, i[3]});
-      Expr valid;
-      if (y_.can_leave_input()) valid = ir::logical_and(iy >= 0, iy < ir::make_int(y_.input));
-      if (x_.can_leave_input()) {
-        Expr in_x = ir::logical_and(ix >= 0, ix < ir::make_int(x_.input));
-        valid = valid ? ir::logical_and(valid, in_x) : in_x;
-      }
-      if (valid) value = ir::select(valid, value, ir::make_int(k_.input_zero_point, ops_.input->dtype));
-      return ir::store(windows, {i[0], (i[1] * x_.kernel + i[2]) * channels_ + i[3]}, value);
-    });
+    ir::Buffer windows = ir::make_buffer("windows", ops_.input->dtype, {2, padded}, "local");
+    std::vector<ir::Stmt> gather;
+    for (int i = 0; i < 2; ++i) {
+      // Tap by tap: the tap's C channels from the input, or the zero point in the padding.
+      gather.push_back(ir::loop_nest({y_.kernel, x_.kernel}, {"ky", "kx"}, [&](const std::vector<Expr>& k) {
+        Expr iy = input_y(i, k[0]), ix = input_x(i, k[1]);
+        Expr at = (k[0] * x_.kernel + k[1]) * channels_;
+        auto copy = [&](bool from_input) {
+          return ir::loop_nest({channels_}, {"ic"}, [&](const std::vector<Expr>& ic) {
+            Expr value = from_input ? ir::load(ops_.input, {n_, iy, ix, ic[0]}) : ir::make_int(k_.input_zero_point, ops_.input->dtype);
+            return ir::store(windows, {i, at + ic[0]}, value);
+          });
+        };
+        Expr valid = inside_input(iy, ix, true);
+        return valid ? ir::if_then_else(valid, copy(true), copy(false)) : copy(true);
+      }));
+      for (int64_t j = window_length(); j < padded; ++j) gather.push_back(ir::store(windows, {i, j}, ir::make_int(0, ops_.input->dtype)));
+    }
     ir::Stmt compute = channel_pairs([&](const Expr& pair, const ir::Buffer& acc) {
       return dot(ir::address_of(windows, {0, 0}), ir::address_of(windows, {1, 0}),
-                 ir::address_of(rows_, {pair * packed_words(window_length())}), window_length(), acc);
+                 ir::address_of(rows_, {pair * packed_words(window_length())}), padded, acc);
     });
-    return ir::allocate(windows, ir::seq({gather, compute}));
+    return ir::allocate(windows, ir::seq({ir::seq(gather), compute}));
+  }
+
+  // Whether (iy, ix) lies inside the input, on the axes where a window can leave it (x
+  // only if check_x); null when it always does.
+  Expr inside_input(const Expr& iy, const Expr& ix, bool check_x) const {
+    Expr valid;
+    if (y_.can_leave_input()) valid = ir::logical_and(iy >= 0, iy < ir::make_int(y_.input));
+    if (check_x && x_.can_leave_input()) {
+      Expr in_x = ir::logical_and(ix >= 0, ix < ir::make_int(x_.input));
+      valid = valid ? ir::logical_and(valid, in_x) : in_x;
+    }
+    return valid;
   }
 
   ir::Stmt block() {
@@ -205,12 +223,7 @@ class BlockedConvBuilder {
   // Input row iy (or the zero-point row when iy is in the padding) from column ix, channel 0.
   Expr row_address(const Expr& iy, const Expr& ix, bool check_x) {
     Expr at = ir::address_of(ops_.input, {n_, iy, ix, 0});
-    Expr valid;
-    if (y_.can_leave_input()) valid = ir::logical_and(iy >= 0, iy < ir::make_int(y_.input));
-    if (check_x) {
-      Expr in_x = ir::logical_and(ix >= 0, ix < ir::make_int(x_.input));
-      valid = valid ? ir::logical_and(valid, in_x) : in_x;
-    }
+    Expr valid = inside_input(iy, ix, check_x);
     return valid ? ir::select(valid, at, ir::address_of(zero_row_, {0})) : at;
   }
 
