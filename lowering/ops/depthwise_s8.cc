@@ -1,6 +1,8 @@
 // The int8 depthwise convolution with unrolled taps; see depthwise_s8.h.
 #include "lowering/ops/depthwise_s8.h"
 
+#include <algorithm>
+
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/reduction.h"
 
@@ -72,21 +74,45 @@ class DepthwiseBuilder {
     return room < 0 ? -1 : std::min(room / a.stride, a.output - 1);
   }
 
+  // The output positions of one axis in regions: each position whose window reaches into
+  // the padding on its own (its taps' validity then a compile-time fact), and the range
+  // between them whose windows lie inside the input.
+  struct Region {
+    int64_t first, last;
+    bool inside;
+  };
+  static std::vector<Region> regions(const WindowAxis& a) {
+    int64_t first = inside_first(a), last = inside_last(a);
+    std::vector<Region> r;
+    if (first > last) {  // no window inside: every position on its own
+      for (int64_t o = 0; o < a.output; ++o) r.push_back({o, o, false});
+      return r;
+    }
+    for (int64_t o = 0; o < first; ++o) r.push_back({o, o, false});
+    r.push_back({first, last, true});
+    for (int64_t o = last + 1; o < a.output; ++o) r.push_back({o, o, false});
+    return r;
+  }
+
+  // Every output position, region by region: no bounds check anywhere (the taps of an edge
+  // window that fall into the padding are left out when the code is generated).
   ir::Stmt positions() {
-    return ir::loop_nest({y_.output, x_.output}, {"oy", "ox"}, [&](const std::vector<Expr>& o) {
-      Expr inside;
-      for (int axis = 0; axis < 2; ++axis) {
-        const WindowAxis& a = c_.axes[static_cast<size_t>(axis)];
-        if (!a.can_leave_input()) continue;
-        Expr in_axis = ir::logical_and(o[static_cast<size_t>(axis)] >= inside_first(a),
-                                       o[static_cast<size_t>(axis)] <= ir::make_int(inside_last(a)));
-        inside = inside ? ir::logical_and(inside, in_axis) : in_axis;
+    std::vector<ir::Stmt> parts;
+    for (const Region& ry : regions(y_)) {
+      for (const Region& rx : regions(x_)) {
+        std::vector<int64_t> extents;
+        std::vector<std::string> names;
+        if (ry.first != ry.last || ry.inside) extents.push_back(ry.last - ry.first + 1), names.push_back("oy");
+        if (rx.first != rx.last || rx.inside) extents.push_back(rx.last - rx.first + 1), names.push_back("ox");
+        parts.push_back(ir::loop_nest(extents, names, [&](const std::vector<Expr>& v) {
+          size_t next = 0;
+          Expr oy = names.size() > next && names[next] == "oy" ? v[next++] + ry.first : ir::make_int(ry.first);
+          Expr ox = names.size() > next && names[next] == "ox" ? v[next++] + rx.first : ir::make_int(rx.first);
+          return element({oy, ox}, ry, rx);
+        }));
       }
-      if (!inside) return element(o, false);
-      bool any_inside = inside_first(y_) <= inside_last(y_) && inside_first(x_) <= inside_last(x_);
-      if (!any_inside) return element(o, true);
-      return ir::if_then_else(inside, element(o, false), element(o, true));
-    });
+    }
+    return ir::seq(parts);
   }
 
   // The input term at (iy, ix): a staged centred value, or a raw value (inside windows,
@@ -97,21 +123,23 @@ class DepthwiseBuilder {
     return edge ? a_.input_term(x) : ir::cast(DataType::Int(32), x);
   }
 
-  ir::Stmt element(const std::vector<Expr>& o, bool edge) {
+  // Whether tap k of the windows of region r lies inside the input along axis a.
+  static bool tap_inside(const WindowAxis& a, const Region& r, int64_t k) {
+    if (r.inside) return true;
+    int64_t at = r.first * a.stride - a.pad_begin + k;
+    return at >= 0 && at < a.input;
+  }
+
+  ir::Stmt element(const std::vector<Expr>& o, const Region& ry, const Region& rx) {
+    bool edge = !ry.inside || !rx.inside;
     Expr init = tables_.at(staged_ || edge ? bias_ : folded_bias_, channel_);
     auto sum = [&](const Accumulator& acc) {
       std::vector<ir::Stmt> steps;
       for (int64_t ky = 0; ky < y_.kernel; ++ky) {
         for (int64_t kx = 0; kx < x_.kernel; ++kx) {
+          if (!tap_inside(y_, ry, ky) || !tap_inside(x_, rx, kx)) continue;
           Expr iy = tap_coordinate(y_, o[0], ir::make_int(ky)), ix = tap_coordinate(x_, o[1], ir::make_int(kx));
-          ir::Stmt add = acc.set(acc.value() + term(iy, ix, edge) * weights_[static_cast<size_t>(ky * x_.kernel + kx)]);
-          Expr valid;
-          if (edge && y_.can_leave_input()) valid = ir::logical_and(iy >= 0, iy < ir::make_int(y_.input));
-          if (edge && x_.can_leave_input()) {
-            Expr in_x = ir::logical_and(ix >= 0, ix < ir::make_int(x_.input));
-            valid = valid ? ir::logical_and(valid, in_x) : in_x;
-          }
-          steps.push_back(valid ? ir::if_then_else(valid, add) : add);
+          steps.push_back(acc.set(acc.value() + term(iy, ix, edge) * weights_[static_cast<size_t>(ky * x_.kernel + kx)]));
         }
       }
       return ir::seq(steps);
@@ -140,9 +168,13 @@ class DepthwiseBuilder {
 }  // namespace
 
 bool depthwise_s8_applies(const ConvGeometry& c) {
+  constexpr int64_t kMaxKernel = 7;
   return c.layout == ActivationLayout::kChannelsLast && c.filter_layout == FilterLayout::kOneKO &&
-         c.groups == c.in_channels && c.out_per_group() == 1 && c.axes.size() == 2 && c.axes[0].dilation == 1 &&
-         c.axes[1].dilation == 1;
+         c.groups == c.in_channels && c.out_per_group() == 1 && c.axes.size() == 2 &&
+         std::all_of(c.axes.begin(), c.axes.end(), [](const WindowAxis& a) {
+           // Small kernels: the edge positions, each generated on its own, are then few.
+           return a.dilation == 1 && a.kernel <= kMaxKernel;
+         });
 }
 
 ir::Stmt lower_depthwise_s8(KernelBuilder& kb, const ConvGeometry& geometry, ConvArithmetic& arithmetic,

@@ -7,8 +7,10 @@
 //   - the channel's weights are read once per channel into locals (the C compiler cannot
 //     keep them in registers itself: the output, also int8, might alias the filter);
 //   - the KH x KW taps are written out, so a window inside the input is a straight run of
-//     loads and multiply-accumulates with constant offsets; only the windows at the edges
-//     check each tap (same taps, same order, so the same sum);
+//     loads and multiply-accumulates with constant offsets; the output positions whose
+//     windows reach into the padding (the first and last rows and columns) are generated
+//     each on its own, the taps in the padding left out at compile time: no bounds check
+//     at run time (same taps, same order, so the same sum);
 //   - reading the input directly, a window inside the input sums raw values from the bias
 //     with the input's zero point folded in (bias - zp * sum of the channel's weights, in
 //     32-bit two's complement like the sum, so the same bits); an edge window sums
@@ -28,7 +30,8 @@ struct DepthwiseConstants {
   int32_t input_zero_point = 0;
 };
 
-// NHWC, one output channel per input channel, two spatial axes, no dilation.
+// NHWC, one output channel per input channel, two spatial axes, no dilation, kernels of
+// at most 7 x 7.
 bool depthwise_s8_applies(const ConvGeometry& geometry);
 
 // The kernel body; `operands.filter` and `operands.bias` are not read.
