@@ -51,8 +51,11 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
       {"aotc_inv_sqrt_shift", {1, [](Args a) { return aotc_inv_sqrt_shift(i32(a[0])); }}},
       {"aotc_hard_swish_s8",
        {5, [](Args a) { return aotc_hard_swish_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
-      {"aotc_dot_s8",
-       {4, [](Args a) { return aotc_dot_s8(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3])); }}},
+      {"aotc_dot_s8_1x4",
+       {4, [](Args a) {
+          aotc_dot_s8_1x4(pointer<const int8_t>(a[0]), pointer<const int32_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
+          return int64_t{0};
+        }}},
       {"aotc_dot_s8_2x2",
        {5, [](Args a) {
           aotc_dot_s8_2x2(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), pointer<const int32_t>(a[2]), i32(a[3]),
@@ -131,8 +134,8 @@ Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, i
 }
 Expr count_leading_zeros(Expr x) { return runtime_call("aotc_count_leading_zeros", {std::move(x)}); }
 Expr get_reciprocal(Expr x) { return runtime_call("aotc_get_reciprocal", {std::move(x)}); }
-Expr dot_s8(Expr a, Expr b, Expr n, Expr acc) {
-  return runtime_call("aotc_dot_s8", {std::move(a), std::move(b), std::move(n), std::move(acc)});
+Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_s8_1x4", {std::move(x), std::move(packed_weights), std::move(n), std::move(acc)});
 }
 Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc) {
   return runtime_call("aotc_dot_s8_2x2", {std::move(x0), std::move(x1), std::move(packed_weights), std::move(n), std::move(acc)});

@@ -59,13 +59,13 @@ Expr inv_sqrt_shift(Expr x);
 Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, int32_t reluish_multiplier,
                    int32_t reluish_exponent);
 
-// The int8 dot product of aotc_dot.h: acc + sum of a[i] * b[i] over n elements, a and b
-// addresses (address_of). Targets with the DSP extension run it two products per
+// The int8 register blocks of aotc_dot.h (statements' calls; they return nothing), on
+// addresses (address_of). Targets with the DSP extension run them two products per
 // instruction.
-Expr dot_s8(Expr a, Expr b, Expr n, Expr acc);
-// aotc_dot_s8_2x2 (a statement's call; it returns nothing): the four sums acc[0..3] of two
-// int8 inputs x0, x1 (n values each) times two weight rows packed as aotc_dot.h describes.
+// aotc_dot_s8_2x2: the four sums acc[0..3] += x0, x1 (n values each) . two weight rows.
 Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc);
+// aotc_dot_s8_1x4: acc[0..3] += x (n values) . four weight rows.
+Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
 
 // BitShift and integer Pow (aotc_elementwise.h): shifts of unsigned values of up to 32
 // bits (zero-extended) or of 64 bits, 0 when the count reaches the width; base^exponent in

@@ -253,6 +253,21 @@ std::vector<double> folded_int8_bias(const Graph& g, const Node& node, const FcG
   return folded;
 }
 
+// aotc_dot_s8_1x4's packing of the filter [units, depth]: per block of four units (a last
+// partial block repeating its last unit), per group of four elements, a word of each of
+// the four rows in turn, zero-padded past the depth.
+std::vector<uint8_t> packed_rows_of_four(const Tensor& filter, const FcGeometry& f) {
+  std::vector<uint8_t> bytes;
+  for (int64_t block = 0; block < (f.units + 3) / 4; ++block)
+    for (int64_t g = 0; g < f.depth; g += 4)
+      for (int64_t j = 0; j < 4; ++j) {
+        int64_t unit = std::min(4 * block + j, f.units - 1);
+        for (int64_t d = g; d < g + 4; ++d)
+          bytes.push_back(d < f.depth ? static_cast<uint8_t>(static_cast<int8_t>(filter.element_as_int(unit * f.depth + d))) : 0);
+      }
+  return bytes;
+}
+
 LoweredOp lower_fc(const LowerContext& ctx) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
@@ -260,23 +275,49 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   KernelBuilder kb(ctx);
   // Parameters seen as 2-D, whatever the tensors' ranks.
   ir::Buffer x = ir::make_buffer("input", g.tensor(node.inputs[0]).dtype, {f.batches, f.depth});
-  ir::Buffer w = kb.input(1, "filter");
   ir::Buffer y2 = ir::make_buffer("output", g.tensor(node.outputs[0]).dtype, {f.batches, f.units});
   std::unique_ptr<ConvArithmetic> a = tflite_arithmetic(g, node, node.outputs[0], f.units);
   std::vector<double> folded = folded_int8_bias(g, node, f);
-  ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
   ChannelConstants folded_bias;
   ChannelConstants::Handle folded_handle = folded.empty() ? 0 : folded_bias.add("bias", DataType::Int(32), folded);
-  // On a core with the DSP extension the dot product is the runtime's aotc_dot_s8 (two
-  // 16-bit multiply-accumulates per instruction); elsewhere a loop the C compiler sees whole.
+  // On a core with the DSP extension four units at a time share each input word: the
+  // runtime's aotc_dot_s8_1x4 over weights packed here (two 16-bit multiply-accumulates per
+  // instruction); elsewhere a loop per unit that the C compiler sees whole.
   bool dsp_dot = !folded.empty() && ctx.target.has("dsp");
+  ir::Buffer w = dsp_dot ? nullptr : kb.input(1, "filter");
+  ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
+
+  auto blocks_of_four = [&](const ir::Buffer& packed) {
+    int64_t words = 4 * ((f.depth + 3) / 4);
+    return ir::loop_nest({f.batches, (f.units + 3) / 4}, {"b", "block"}, [&](const std::vector<Expr>& o) {
+      ir::Buffer acc = ir::make_buffer("acc", DataType::Int(32), {4}, "local");
+      std::vector<ir::Stmt> body;
+      std::vector<Expr> units;
+      for (int j = 0; j < 4; ++j) {
+        Expr unit = o[1] * 4 + j;
+        units.push_back(unit);
+        Expr row = f.units % 4 == 0 ? unit : ir::min(unit, ir::make_int(f.units - 1));
+        body.push_back(ir::store(acc, {j}, folded_bias.at(folded_handle, row)));
+      }
+      body.push_back(ir::evaluate(ir::dot_s8_1x4(ir::address_of(x, {o[0], 0}), ir::address_of(packed, {o[1] * words}),
+                                                 ir::make_int(f.depth), ir::address_of(acc, {0}))));
+      for (int j = 0; j < 4; ++j) {
+        ir::Stmt store = ir::store(y2, {o[0], units[static_cast<size_t>(j)]}, a->output(ir::load(acc, {j}), units[static_cast<size_t>(j)]));
+        body.push_back(f.units % 4 == 0 || j == 0 ? store : ir::if_then_else(units[static_cast<size_t>(j)] < ir::make_int(f.units), store));
+      }
+      return ir::allocate(acc, ir::seq(body));
+    });
+  };
 
   ir::Stmt body = a->wrap([&] {
     return folded_bias.wrap([&] {
+      if (dsp_dot) {
+        const Tensor& filter = g.tensor(node.inputs[1]);
+        int64_t words = 4 * ((f.depth + 3) / 4) * ((f.units + 3) / 4);
+        return ir::allocate_const("packed_weights", DataType::Int(32), {words}, packed_rows_of_four(filter, f), blocks_of_four);
+      }
       return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {
         auto sum = [&](const Accumulator& acc) {
-          if (dsp_dot)
-            return acc.set(ir::dot_s8(ir::address_of(x, {o[0], 0}), ir::address_of(w, {o[1], 0}), f.depth, acc.value()));
           ir::Var d = ir::make_var("d");
           Expr dv = ir::var_expr(d);
           Expr input = ir::load(x, {o[0], dv});

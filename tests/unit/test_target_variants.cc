@@ -1,9 +1,10 @@
 // Kernel variants chosen by the target's features: a lowering may pick another kernel for a
 // target that lists a feature, and every variant computes the same bytes.
 //
-// int8 FULLY_CONNECTED (lowering/ops/tflite_conv.cc): on targets with `dsp` the dot products
-// are the runtime's aotc_dot_s8 (SMLAD on Cortex-M; the interpreter runs the same C, whose
-// portable loop gives the same sums), elsewhere a plain loop. int8 CONV_2D: on `dsp`
+// int8 FULLY_CONNECTED (lowering/ops/tflite_conv.cc): on targets with `dsp` four units at a
+// time over packed weights, the runtime's aotc_dot_s8_1x4 (SMLAD on Cortex-M; the
+// interpreter runs the same C, whose portable loop gives the same sums), elsewhere a plain
+// loop. int8 CONV_2D: on `dsp`
 // targets register blocks of two pixels x two channels over packed weights
 // (conv_blocked_s8.h, the runtime's aotc_dot_s8_2x2); DEPTHWISE_CONV_2D: unrolled taps with
 // the bounds checks at the edges only (depthwise_s8.h). The expected values are
@@ -95,8 +96,8 @@ TEST_P(FullyConnectedInt8, DspTargetsCallTheDotProduct) {
   std::vector<int32_t> bias(static_cast<size_t>(c.units), 0);
   std::string dsp = fc(with_features({"dsp"}), x, w, bias).printed_ir();
   std::string plain = fc(with_features({}), x, w, bias).printed_ir();
-  EXPECT_EQ(dsp.find("aotc_dot_s8(") != std::string::npos, c.constant_weights) << dsp;
-  EXPECT_EQ(plain.find("aotc_dot_s8("), std::string::npos) << plain;
+  EXPECT_EQ(dsp.find("aotc_dot_s8_1x4(") != std::string::npos, c.constant_weights) << dsp;
+  EXPECT_EQ(plain.find("aotc_dot_s8_1x4("), std::string::npos) << plain;
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FullyConnectedInt8,
