@@ -66,6 +66,21 @@ AOTC_FIXEDPOINT int32_t aotc_requantize(int32_t x, int32_t multiplier, int32_t s
   return aotc_rounding_divide_by_pot(high, right_shift);
 }
 
+/* aotc_requantize for a multiplier in (2^30, 2^31) and a right shift of at least 2 (a
+ * shift of -2 or less: what nearly every layer has; the compiler checks both per layer).
+ * The two roundings fold into one multiply-accumulate and one shift, with the same result
+ * for every x: with h = (x * multiplier + 2^30) >> 31 and e = right_shift,
+ *   RoundingDivideByPOT(h, e) = (h + 2^(e-1) - [h < 0]) >> e
+ *                             = (x * multiplier + 2^30 - [h < 0] * 2^31 + 2^(30+e)) >> (31+e),
+ * [h < 0] is [x < 0] for such a multiplier, and the last shift splits into taking the high
+ * word and an int32 shift, where adding 2^(e-2) cannot overflow (|high| < 2^30). */
+AOTC_FIXEDPOINT int32_t aotc_requantize_right(int32_t x, int32_t multiplier, int32_t right_shift) {
+  const int32_t nudge = x < 0 ? -(1 << 30) : (1 << 30);
+  const uint64_t sum = (uint64_t)((int64_t)x * (int64_t)multiplier + nudge);
+  const int32_t high = (int32_t)(uint32_t)(sum >> 32);
+  return (high + (1 << (right_shift - 2))) >> (right_shift - 1);
+}
+
 /* The same for an int64 x (|x| < 2^47), as TFLite's 16x8 kernels (int16 activations,
  * int64 sums) apply it: the multiplier rounded to 16 bits, then one rounding shift of the
  * 64-bit product. */

@@ -33,6 +33,7 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
   static const std::map<std::string, RuntimeFunction> kFunctions = {
       {"aotc_mul_by_quantized_multiplier", {3, [](Args a) { return aotc_mul_by_quantized_multiplier(i32(a[0]), i32(a[1]), i32(a[2])); }}},
       {"aotc_requantize", {3, [](Args a) { return aotc_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_requantize_right", {3, [](Args a) { return aotc_requantize_right(i32(a[0]), i32(a[1]), i32(a[2])); }}},
       {"aotc_mul_by_quantized_multiplier_i64",
        {3, [](Args a) { return aotc_mul_by_quantized_multiplier_i64(a[0], i32(a[1]), i32(a[2])); }}},
       {"aotc_rounding_divide_by_pot", {2, [](Args a) { return aotc_rounding_divide_by_pot(i32(a[0]), i32(a[1])); }}},
@@ -99,6 +100,9 @@ Expr mul_by_quantized_multiplier(Expr x, Expr multiplier, Expr shift) {
 }
 Expr requantize(Expr x, Expr multiplier, Expr shift) {
   return runtime_call("aotc_requantize", {std::move(x), std::move(multiplier), std::move(shift)});
+}
+Expr requantize_right(Expr x, Expr multiplier, Expr right_shift) {
+  return runtime_call("aotc_requantize_right", {std::move(x), std::move(multiplier), std::move(right_shift)});
 }
 Expr mul_by_quantized_multiplier_i64(Expr x, Expr multiplier, Expr shift) {
   return runtime_call("aotc_mul_by_quantized_multiplier_i64", {std::move(x), std::move(multiplier), std::move(shift)});

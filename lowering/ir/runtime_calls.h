@@ -24,6 +24,9 @@ Expr mul_by_quantized_multiplier(Expr x, Expr multiplier, Expr shift);
 // The same for a multiplier that is not INT32_MIN (every multiplier computed from scales),
 // in fewer instructions (aotc_requantize); the same result for every x.
 Expr requantize(Expr x, Expr multiplier, Expr shift);
+// The same for a multiplier in (2^30, 2^31) and a shift of -2 or less, given as the right
+// shift (>= 2): one multiply-accumulate and one shift (aotc_requantize_right).
+Expr requantize_right(Expr x, Expr multiplier, Expr right_shift);
 // The same for an int64 x (TFLite's 16x8 kernels), the multiplier rounded to 16 bits.
 Expr mul_by_quantized_multiplier_i64(Expr x, Expr multiplier, Expr shift);
 Expr rounding_divide_by_pot(Expr x, Expr exponent);

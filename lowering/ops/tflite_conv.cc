@@ -119,13 +119,18 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
         filter_zero_point_(tflite::zero_point_of(g, filter)),
         output_zero_point_(tflite::zero_point_of(g, output)),
         range_(tflite::output_range(g, node, output)) {
-    std::vector<double> multipliers, shifts;
+    std::vector<double> multipliers, shifts, right_shifts;
+    right_shift_only_ = accumulator_ == DataType::Int(32);
     for (const QuantizedMultiplier& q : tflite::channel_multipliers(g, input, filter, output, channels)) {
       multipliers.push_back(q.multiplier);
       shifts.push_back(q.shift);
+      right_shifts.push_back(-q.shift);
+      // aotc_requantize_right's domain: a multiplier above 2^30, a right shift of 2 or more.
+      right_shift_only_ = right_shift_only_ && q.multiplier > (int64_t{1} << 30) && q.shift <= -2;
     }
     multiplier_ = constants_.add("multiplier", DataType::Int(32), multipliers);
-    shift_ = constants_.add("shift", DataType::Int(32), shifts);
+    shift_ = right_shift_only_ ? constants_.add("right_shift", DataType::Int(32), right_shifts)
+                               : constants_.add("shift", DataType::Int(32), shifts);
   }
 
   DataType accumulator() const override { return accumulator_; }
@@ -140,7 +145,8 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   Expr output(const Expr& sum, const Expr& oc) const override {
     Expr multiplier = constants_.at(multiplier_, oc), shift = constants_.at(shift_, oc);
     Expr scaled = accumulator_ == DataType::Int(64) ? ir::mul_by_quantized_multiplier_i64(sum, multiplier, shift)
-                                                    : ir::requantize(sum, multiplier, shift);
+                  : right_shift_only_                   ? ir::requantize_right(sum, multiplier, shift)
+                                                        : ir::requantize(sum, multiplier, shift);
     return tflite::clamp(scaled + output_zero_point_, range_);
   }
   ir::Stmt wrap(const std::function<ir::Stmt()>& body) override { return constants_.wrap(body); }
@@ -152,7 +158,8 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   int32_t input_zero_point_, filter_zero_point_, output_zero_point_;
   QuantizedRange range_;
   ChannelConstants constants_;
-  ChannelConstants::Handle multiplier_ = 0, shift_ = 0;
+  ChannelConstants::Handle multiplier_ = 0, shift_ = 0;  // shift_: right shifts if right_shift_only_
+  bool right_shift_only_ = false;
 };
 
 // The arithmetic of a TFLite kernel with input 0, input 1 as filter, and `channels`

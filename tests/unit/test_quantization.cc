@@ -87,6 +87,27 @@ TEST(Requantize, FastFormEqualsTflitesTwoStepsForEveryMultiplierBelow2To31) {
         ASSERT_EQ(aotc_requantize(x, m, e), aotc_mul_by_quantized_multiplier(x, m, e)) << x << " " << m << " " << e;
 }
 
+// aotc_requantize_right (both roundings in one multiply-accumulate and one shift) against
+// TFLite's two steps, over its domain: multipliers in (2^30, 2^31), right shifts 2..31; the
+// edges, and ties of both roundings, included.
+TEST(Requantize, RightShiftFormEqualsTflitesTwoStepsOnItsDomain) {
+  std::mt19937 rng(17);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax), multiplier((1 << 30) + 1, kMax);
+  std::uniform_int_distribution<int> right(2, 31);
+  for (int i = 0; i < 300000; ++i) {
+    int32_t x = any(rng), m = multiplier(rng);
+    int e = right(rng);
+    ASSERT_EQ(aotc_requantize_right(x, m, e), aotc_mul_by_quantized_multiplier(x, m, -e)) << x << " " << m << " " << e;
+    // Small sums, as convolutions have, where the second rounding's ties are frequent.
+    int32_t small = x >> 12;
+    ASSERT_EQ(aotc_requantize_right(small, m, e), aotc_mul_by_quantized_multiplier(small, m, -e)) << small << " " << m << " " << e;
+  }
+  for (int32_t x : {kMin, kMin + 1, -65536, -3, -2, -1, 0, 1, 2, 3, 65536, kMax - 1, kMax})
+    for (int32_t m : {(1 << 30) + 1, (1 << 30) + 12345, 1518500250, kMax - 1, kMax})
+      for (int e = 2; e <= 31; ++e)
+        ASSERT_EQ(aotc_requantize_right(x, m, e), aotc_mul_by_quantized_multiplier(x, m, -e)) << x << " " << m << " " << e;
+}
+
 TEST(Requantize, MultiplierWithNegativeAndPositiveShifts) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int32_t> acc(-(1 << 20), 1 << 20);
