@@ -48,6 +48,39 @@ AOTC_FIXEDPOINT int32_t aotc_mul_by_quantized_multiplier(int32_t x, int32_t mult
   return aotc_rounding_divide_by_pot(aotc_sat_rounding_doubling_high_mul(shifted, multiplier), right_shift);
 }
 
+/* aotc_mul_by_quantized_multiplier for a multiplier other than INT32_MIN (every multiplier
+ * that the compiler computes from scales lies in [0, 2^31)), in fewer instructions: the
+ * one saturating case of the high multiply (INT32_MIN * INT32_MIN) cannot occur, and its
+ * rounding, (a * b + nudge) / 2^31 with nudge = 2^30 or 1 - 2^30 by the sign and the
+ * quotient truncated, equals (a * b + 2^30) >> 31 with the quotient floored, for either
+ * sign: one multiply-accumulate (SMLAL) and two shifts on Armv7-M. The same result for
+ * every x. */
+AOTC_FIXEDPOINT int32_t aotc_requantize(int32_t x, int32_t multiplier, int32_t shift) {
+  const int32_t left_shift = shift > 0 ? shift : 0;
+  const int32_t right_shift = shift > 0 ? 0 : -shift;
+  const int32_t shifted = (int32_t)((uint32_t)x << left_shift);
+  /* |shifted * multiplier| < 2^62: bits 31..62 of the sum are the result, sign included;
+   * read as unsigned bits to stay defined C. */
+  const uint64_t sum = (uint64_t)((int64_t)shifted * (int64_t)multiplier + ((int64_t)1 << 30));
+  const int32_t high = (int32_t)(uint32_t)(sum >> 31);
+  return aotc_rounding_divide_by_pot(high, right_shift);
+}
+
+/* aotc_requantize for a multiplier in (2^30, 2^31) and a right shift of at least 2 (a
+ * shift of -2 or less: what nearly every layer has; the compiler checks both per layer).
+ * The two roundings fold into one multiply-accumulate and one shift, with the same result
+ * for every x: with h = (x * multiplier + 2^30) >> 31 and e = right_shift,
+ *   RoundingDivideByPOT(h, e) = (h + 2^(e-1) - [h < 0]) >> e
+ *                             = (x * multiplier + 2^30 - [h < 0] * 2^31 + 2^(30+e)) >> (31+e),
+ * [h < 0] is [x < 0] for such a multiplier, and the last shift splits into taking the high
+ * word and an int32 shift, where adding 2^(e-2) cannot overflow (|high| < 2^30). */
+AOTC_FIXEDPOINT int32_t aotc_requantize_right(int32_t x, int32_t multiplier, int32_t right_shift) {
+  const int32_t nudge = x < 0 ? -(1 << 30) : (1 << 30);
+  const uint64_t sum = (uint64_t)((int64_t)x * (int64_t)multiplier + nudge);
+  const int32_t high = (int32_t)(uint32_t)(sum >> 32);
+  return (high + (1 << (right_shift - 2))) >> (right_shift - 1);
+}
+
 /* The same for an int64 x (|x| < 2^47), as TFLite's 16x8 kernels (int16 activations,
  * int64 sums) apply it: the multiplier rounded to 16 bits, then one rounding shift of the
  * 64-bit product. */

@@ -32,6 +32,8 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
   using Args = const std::vector<int64_t>&;
   static const std::map<std::string, RuntimeFunction> kFunctions = {
       {"aotc_mul_by_quantized_multiplier", {3, [](Args a) { return aotc_mul_by_quantized_multiplier(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_requantize", {3, [](Args a) { return aotc_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_requantize_right", {3, [](Args a) { return aotc_requantize_right(i32(a[0]), i32(a[1]), i32(a[2])); }}},
       {"aotc_mul_by_quantized_multiplier_i64",
        {3, [](Args a) { return aotc_mul_by_quantized_multiplier_i64(a[0], i32(a[1]), i32(a[2])); }}},
       {"aotc_rounding_divide_by_pot", {2, [](Args a) { return aotc_rounding_divide_by_pot(i32(a[0]), i32(a[1])); }}},
@@ -50,8 +52,17 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
       {"aotc_inv_sqrt_shift", {1, [](Args a) { return aotc_inv_sqrt_shift(i32(a[0])); }}},
       {"aotc_hard_swish_s8",
        {5, [](Args a) { return aotc_hard_swish_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
-      {"aotc_dot_s8",
-       {4, [](Args a) { return aotc_dot_s8(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3])); }}},
+      {"aotc_dot_s8_1x4",
+       {4, [](Args a) {
+          aotc_dot_s8_1x4(pointer<const int8_t>(a[0]), pointer<const int32_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
+          return int64_t{0};
+        }}},
+      {"aotc_dot_s8_2x2",
+       {5, [](Args a) {
+          aotc_dot_s8_2x2(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), pointer<const int32_t>(a[2]), i32(a[3]),
+                          pointer<int32_t>(a[4]));
+          return int64_t{0};
+        }}},
       // aotc_elementwise.h: unsigned values arrive and leave as their bits.
       {"aotc_shift_left_u32", {2, [](Args a) { return int64_t{aotc_shift_left_u32(u32(a[0]), u32(a[1]))}; }}},
       {"aotc_shift_right_u32", {2, [](Args a) { return int64_t{aotc_shift_right_u32(u32(a[0]), u32(a[1]))}; }}},
@@ -87,6 +98,12 @@ Expr runtime_call(const char* name, std::vector<Expr> args) { return call(name, 
 Expr mul_by_quantized_multiplier(Expr x, Expr multiplier, Expr shift) {
   return runtime_call("aotc_mul_by_quantized_multiplier", {std::move(x), std::move(multiplier), std::move(shift)});
 }
+Expr requantize(Expr x, Expr multiplier, Expr shift) {
+  return runtime_call("aotc_requantize", {std::move(x), std::move(multiplier), std::move(shift)});
+}
+Expr requantize_right(Expr x, Expr multiplier, Expr right_shift) {
+  return runtime_call("aotc_requantize_right", {std::move(x), std::move(multiplier), std::move(right_shift)});
+}
 Expr mul_by_quantized_multiplier_i64(Expr x, Expr multiplier, Expr shift) {
   return runtime_call("aotc_mul_by_quantized_multiplier_i64", {std::move(x), std::move(multiplier), std::move(shift)});
 }
@@ -121,8 +138,11 @@ Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, i
 }
 Expr count_leading_zeros(Expr x) { return runtime_call("aotc_count_leading_zeros", {std::move(x)}); }
 Expr get_reciprocal(Expr x) { return runtime_call("aotc_get_reciprocal", {std::move(x)}); }
-Expr dot_s8(Expr a, Expr b, Expr n, Expr acc) {
-  return runtime_call("aotc_dot_s8", {std::move(a), std::move(b), std::move(n), std::move(acc)});
+Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_s8_1x4", {std::move(x), std::move(packed_weights), std::move(n), std::move(acc)});
+}
+Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_s8_2x2", {std::move(x0), std::move(x1), std::move(packed_weights), std::move(n), std::move(acc)});
 }
 
 Expr shift_left(Expr x, Expr n, int bits) {

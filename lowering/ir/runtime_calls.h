@@ -21,6 +21,12 @@ namespace aotc::ir {
 // TFLite's requantization (aotc_quant.h): x * multiplier * 2^shift / 2^31 with TFLite's
 // rounding, and its two steps.
 Expr mul_by_quantized_multiplier(Expr x, Expr multiplier, Expr shift);
+// The same for a multiplier that is not INT32_MIN (every multiplier computed from scales),
+// in fewer instructions (aotc_requantize); the same result for every x.
+Expr requantize(Expr x, Expr multiplier, Expr shift);
+// The same for a multiplier in (2^30, 2^31) and a shift of -2 or less, given as the right
+// shift (>= 2): one multiply-accumulate and one shift (aotc_requantize_right).
+Expr requantize_right(Expr x, Expr multiplier, Expr right_shift);
 // The same for an int64 x (TFLite's 16x8 kernels), the multiplier rounded to 16 bits.
 Expr mul_by_quantized_multiplier_i64(Expr x, Expr multiplier, Expr shift);
 Expr rounding_divide_by_pot(Expr x, Expr exponent);
@@ -56,10 +62,13 @@ Expr inv_sqrt_shift(Expr x);
 Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, int32_t reluish_multiplier,
                    int32_t reluish_exponent);
 
-// The int8 dot product of aotc_dot.h: acc + sum of a[i] * b[i] over n elements, a and b
-// addresses (address_of). Targets with the DSP extension run it two products per
+// The int8 register blocks of aotc_dot.h (statements' calls; they return nothing), on
+// addresses (address_of). Targets with the DSP extension run them two products per
 // instruction.
-Expr dot_s8(Expr a, Expr b, Expr n, Expr acc);
+// aotc_dot_s8_2x2: the four sums acc[0..3] += x0, x1 (n values each) . two weight rows.
+Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc);
+// aotc_dot_s8_1x4: acc[0..3] += x (n values) . four weight rows.
+Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
 
 // BitShift and integer Pow (aotc_elementwise.h): shifts of unsigned values of up to 32
 // bits (zero-extended) or of 64 bits, 0 when the count reaches the width; base^exponent in

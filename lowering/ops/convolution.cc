@@ -46,13 +46,7 @@ std::vector<int64_t> output_extents(const ConvGeometry& c) {
   return extents;
 }
 
-// A convolution can write its output over its own input when the output has the input's
-// shape and the input dies here: a depthwise convolution works channel by channel (the
-// channel is copied to a small temporary first), a 1x1 convolution pixel by pixel (the
-// pixel's channels are copied first). This is what takes models below the layer-by-layer
-// memory bound. The staged kernels are correct whether or not the planner then places
-// the output over the input.
-enum class Staging { kNone, kPerChannel, kPerPixel };
+}  // namespace
 
 Staging choose_staging(const Graph& g, TensorId input, const ConvGeometry& c) {
   if (input == kNoTensor) return Staging::kNone;
@@ -67,6 +61,8 @@ Staging choose_staging(const Graph& g, TensorId input, const ConvGeometry& c) {
   });
   return pointwise ? Staging::kPerPixel : Staging::kNone;
 }
+
+namespace {
 
 // The input term of the sum for (batch, channel, input position): read from the input
 // tensor, or from a staged copy that holds the terms already.

@@ -92,6 +92,15 @@ ConvGeometry onnx_conv_geometry(const Node& node, const Tensor& x, const Tensor&
 // attribute must agree.
 std::vector<int64_t> kernel_extents(const Node& node, const Tensor& w);
 
+// A convolution can write its output over its own input when the output has the input's
+// shape and the input dies at this node: a depthwise convolution works channel by channel
+// (the channel is copied to a small temporary first), a 1x1 convolution pixel by pixel
+// (the pixel's channels are copied first). This is what takes models below the
+// layer-by-layer memory bound. The staged kernels are correct whether or not the planner
+// then places the output over the input.
+enum class Staging { kNone, kPerChannel, kPerPixel };
+Staging choose_staging(const Graph& g, TensorId input, const ConvGeometry& geometry);
+
 // Builds the kernel body: output[...] = epilogue(arithmetic.output(sum + bias)). When the
 // output has the input's shape and the input dies at this node, a depthwise convolution
 // stages each input channel, and a 1x1 convolution each input pixel, in a small temporary

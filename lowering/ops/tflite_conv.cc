@@ -18,7 +18,9 @@
 #include "lowering/ir/runtime_calls.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/channel_constants.h"
+#include "lowering/ops/conv_blocked_s8.h"
 #include "lowering/ops/convolution.h"
+#include "lowering/ops/depthwise_s8.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
@@ -117,13 +119,18 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
         filter_zero_point_(tflite::zero_point_of(g, filter)),
         output_zero_point_(tflite::zero_point_of(g, output)),
         range_(tflite::output_range(g, node, output)) {
-    std::vector<double> multipliers, shifts;
+    std::vector<double> multipliers, shifts, right_shifts;
+    right_shift_only_ = accumulator_ == DataType::Int(32);
     for (const QuantizedMultiplier& q : tflite::channel_multipliers(g, input, filter, output, channels)) {
       multipliers.push_back(q.multiplier);
       shifts.push_back(q.shift);
+      right_shifts.push_back(-q.shift);
+      // aotc_requantize_right's domain: a multiplier above 2^30, a right shift of 2 or more.
+      right_shift_only_ = right_shift_only_ && q.multiplier > (int64_t{1} << 30) && q.shift <= -2;
     }
     multiplier_ = constants_.add("multiplier", DataType::Int(32), multipliers);
-    shift_ = constants_.add("shift", DataType::Int(32), shifts);
+    shift_ = right_shift_only_ ? constants_.add("right_shift", DataType::Int(32), right_shifts)
+                               : constants_.add("shift", DataType::Int(32), shifts);
   }
 
   DataType accumulator() const override { return accumulator_; }
@@ -138,7 +145,8 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   Expr output(const Expr& sum, const Expr& oc) const override {
     Expr multiplier = constants_.at(multiplier_, oc), shift = constants_.at(shift_, oc);
     Expr scaled = accumulator_ == DataType::Int(64) ? ir::mul_by_quantized_multiplier_i64(sum, multiplier, shift)
-                                                    : ir::mul_by_quantized_multiplier(sum, multiplier, shift);
+                  : right_shift_only_                   ? ir::requantize_right(sum, multiplier, shift)
+                                                        : ir::requantize(sum, multiplier, shift);
     return tflite::clamp(scaled + output_zero_point_, range_);
   }
   ir::Stmt wrap(const std::function<ir::Stmt()>& body) override { return constants_.wrap(body); }
@@ -150,7 +158,8 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   int32_t input_zero_point_, filter_zero_point_, output_zero_point_;
   QuantizedRange range_;
   ChannelConstants constants_;
-  ChannelConstants::Handle multiplier_ = 0, shift_ = 0;
+  ChannelConstants::Handle multiplier_ = 0, shift_ = 0;  // shift_: right shifts if right_shift_only_
+  bool right_shift_only_ = false;
 };
 
 // The arithmetic of a TFLite kernel with input 0, input 1 as filter, and `channels`
@@ -162,6 +171,18 @@ std::unique_ptr<ConvArithmetic> tflite_arithmetic(const Graph& g, const Node& no
   return std::make_unique<FloatConvArithmetic>([&node](Expr v) { return tflite::apply_float_activation(node, v); });
 }
 
+// The int8 kernels specialized for cores with the DSP extension (conv_blocked_s8.h,
+// depthwise_s8.h) take int8 (not 16x8) with constant symmetric weights and a constant bias.
+bool specialized_int8_applies(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  const Node& node = ctx.node;
+  TensorId bias = node.input(2);
+  bool constant = g.tensor(node.inputs[1]).is_constant() && (bias == kNoTensor || g.tensor(bias).is_constant());
+  const std::vector<int64_t>& filter_zero_points = g.tensor(node.inputs[1]).quant.zero_point;
+  bool symmetric = std::all_of(filter_zero_points.begin(), filter_zero_points.end(), [](int64_t z) { return z == 0; });
+  return ctx.target.has("dsp") && tflite::is_int8(g, node.inputs[0]) && constant && symmetric;
+}
+
 LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
@@ -169,12 +190,26 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   KernelBuilder kb(ctx);
   ConvOperands ops;
   ops.input = kb.input(0, "input");
-  ops.filter = kb.input(1, "filter");
-  ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-  ops.output = kb.output(0, "output");
   ops.input_tensor = node.inputs[0];
   // An epilogue fused behind the node (a residual ADD) starts from the node's own output.
   std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, anchor_output(node), c.out_channels);
+  // On a core with the DSP extension an int8 convolution with constant weights takes a
+  // specialized kernel: depthwise with unrolled taps (depthwise_s8.h), otherwise register
+  // blocks over weights packed at compile time (conv_blocked_s8.h, the packed table
+  // replacing the filter). Both fold the input's zero point into their own bias tables.
+  bool specialized = specialized_int8_applies(ctx) && (depthwise ? depthwise_s8_applies(c) : blocked_conv_s8_applies(c));
+  if (specialized) {
+    if (depthwise) ops.filter = kb.input(1, "filter");
+    ops.output = kb.output(0, "output");
+    const Tensor* filter = &g.tensor(node.inputs[1]);
+    const Tensor* bias = node.input(2) != kNoTensor ? &g.tensor(node.inputs[2]) : nullptr;
+    int32_t zero_point = tflite::zero_point_of(g, node.inputs[0]);
+    if (depthwise) return kb.finish(lower_depthwise_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point}));
+    return kb.finish(lower_blocked_conv_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point}));
+  }
+  ops.filter = kb.input(1, "filter");
+  ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
+  ops.output = kb.output(0, "output");
   return kb.finish(lower_convolution(kb, c, *arithmetic, ops));
 }
 
@@ -225,6 +260,21 @@ std::vector<double> folded_int8_bias(const Graph& g, const Node& node, const FcG
   return folded;
 }
 
+// aotc_dot_s8_1x4's packing of the filter [units, depth]: per block of four units (a last
+// partial block repeating its last unit), per group of four elements, a word of each of
+// the four rows in turn, zero-padded past the depth.
+std::vector<uint8_t> packed_rows_of_four(const Tensor& filter, const FcGeometry& f) {
+  std::vector<uint8_t> bytes;
+  for (int64_t block = 0; block < (f.units + 3) / 4; ++block)
+    for (int64_t g = 0; g < f.depth; g += 4)
+      for (int64_t j = 0; j < 4; ++j) {
+        int64_t unit = std::min(4 * block + j, f.units - 1);
+        for (int64_t d = g; d < g + 4; ++d)
+          bytes.push_back(d < f.depth ? static_cast<uint8_t>(static_cast<int8_t>(filter.element_as_int(unit * f.depth + d))) : 0);
+      }
+  return bytes;
+}
+
 LoweredOp lower_fc(const LowerContext& ctx) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
@@ -232,23 +282,49 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   KernelBuilder kb(ctx);
   // Parameters seen as 2-D, whatever the tensors' ranks.
   ir::Buffer x = ir::make_buffer("input", g.tensor(node.inputs[0]).dtype, {f.batches, f.depth});
-  ir::Buffer w = kb.input(1, "filter");
   ir::Buffer y2 = ir::make_buffer("output", g.tensor(node.outputs[0]).dtype, {f.batches, f.units});
   std::unique_ptr<ConvArithmetic> a = tflite_arithmetic(g, node, node.outputs[0], f.units);
   std::vector<double> folded = folded_int8_bias(g, node, f);
-  ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
   ChannelConstants folded_bias;
   ChannelConstants::Handle folded_handle = folded.empty() ? 0 : folded_bias.add("bias", DataType::Int(32), folded);
-  // On a core with the DSP extension the dot product is the runtime's aotc_dot_s8 (two
-  // 16-bit multiply-accumulates per instruction); elsewhere a loop the C compiler sees whole.
+  // On a core with the DSP extension four units at a time share each input word: the
+  // runtime's aotc_dot_s8_1x4 over weights packed here (two 16-bit multiply-accumulates per
+  // instruction); elsewhere a loop per unit that the C compiler sees whole.
   bool dsp_dot = !folded.empty() && ctx.target.has("dsp");
+  ir::Buffer w = dsp_dot ? nullptr : kb.input(1, "filter");
+  ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
+
+  auto blocks_of_four = [&](const ir::Buffer& packed) {
+    int64_t words = 4 * ((f.depth + 3) / 4);
+    return ir::loop_nest({f.batches, (f.units + 3) / 4}, {"b", "block"}, [&](const std::vector<Expr>& o) {
+      ir::Buffer acc = ir::make_buffer("acc", DataType::Int(32), {4}, "local");
+      std::vector<ir::Stmt> body;
+      std::vector<Expr> units;
+      for (int j = 0; j < 4; ++j) {
+        Expr unit = o[1] * 4 + j;
+        units.push_back(unit);
+        Expr row = f.units % 4 == 0 ? unit : ir::min(unit, ir::make_int(f.units - 1));
+        body.push_back(ir::store(acc, {j}, folded_bias.at(folded_handle, row)));
+      }
+      body.push_back(ir::evaluate(ir::dot_s8_1x4(ir::address_of(x, {o[0], 0}), ir::address_of(packed, {o[1] * words}),
+                                                 ir::make_int(f.depth), ir::address_of(acc, {0}))));
+      for (int j = 0; j < 4; ++j) {
+        ir::Stmt store = ir::store(y2, {o[0], units[static_cast<size_t>(j)]}, a->output(ir::load(acc, {j}), units[static_cast<size_t>(j)]));
+        body.push_back(f.units % 4 == 0 || j == 0 ? store : ir::if_then_else(units[static_cast<size_t>(j)] < ir::make_int(f.units), store));
+      }
+      return ir::allocate(acc, ir::seq(body));
+    });
+  };
 
   ir::Stmt body = a->wrap([&] {
     return folded_bias.wrap([&] {
+      if (dsp_dot) {
+        const Tensor& filter = g.tensor(node.inputs[1]);
+        int64_t words = 4 * ((f.depth + 3) / 4) * ((f.units + 3) / 4);
+        return ir::allocate_const("packed_weights", DataType::Int(32), {words}, packed_rows_of_four(filter, f), blocks_of_four);
+      }
       return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {
         auto sum = [&](const Accumulator& acc) {
-          if (dsp_dot)
-            return acc.set(ir::dot_s8(ir::address_of(x, {o[0], 0}), ir::address_of(w, {o[1], 0}), f.depth, acc.value()));
           ir::Var d = ir::make_var("d");
           Expr dv = ir::var_expr(d);
           Expr input = ir::load(x, {o[0], dv});

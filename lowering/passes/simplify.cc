@@ -70,6 +70,16 @@ class Simplifier : public IRMutator {
         // x + (y - x)  ->  y, for the same x (a loop from `first` to `end` has extent
         // end - first, and its bound first + extent reads better as end).
         if (auto* diff = b.as<BinaryNode>(); diff && diff->op == BinaryOp::kSub && diff->b.same_as(a)) return diff->a;
+        // (x / c) * c + x % c  ->  x (C's division and remainder: true for every x), what
+        // a row-major index of a position split into row and column adds back up to.
+        if (auto* mul = a.as<BinaryNode>(), *mod = b.as<BinaryNode>();
+            mul && mod && mul->op == BinaryOp::kMul && mod->op == BinaryOp::kMod) {
+          auto* div = mul->a.as<BinaryNode>();
+          auto *c1 = as_int(mul->b), *c2 = mod ? as_int(mod->b) : nullptr;
+          if (div && div->op == BinaryOp::kDiv && c1 && c2 && c1->value == c2->value && c1->value != 0 &&
+              is_int_value(div->b, c1->value) && div->a.same_as(mod->a))
+            return div->a;
+        }
         // (x + c1) + c2  ->  x + (c1 + c2)
         if (ib) {
           if (auto* inner = a.as<BinaryNode>()) {

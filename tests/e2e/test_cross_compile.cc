@@ -62,7 +62,7 @@ TEST_P(CrossCompile, Ad01Int8BuildsWithTheTargetsFlags) {
 
   // The target's features choose kernels: a core with the DSP extension gets the runtime's
   // SMLAD dot product for the fully connected layers, one without it a plain loop.
-  EXPECT_EQ(read_bytes(out + "/ad.c").find("aotc_dot_s8(") != std::string::npos, target.has("dsp"));
+  EXPECT_EQ(read_bytes(out + "/ad.c").find("aotc_dot_s8_1x4(") != std::string::npos, target.has("dsp"));
   EXPECT_EQ(metadata["target_features"].get<std::vector<std::string>>(), feature_names(target));
 
   // Each compiler: its command up to the flags, and whether it needs libc headers found.

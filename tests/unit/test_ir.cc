@@ -64,6 +64,12 @@ TEST(Simplify, FoldsIndexArithmetic) {
   EXPECT_EQ(to_string(simplify((var_expr(h) + 3) + 4)), "(h + 7)");
   EXPECT_EQ(to_string(simplify((var_expr(h) + 3) - 5)), "(h - 2)");
   EXPECT_EQ(to_string(simplify(Expr(4) * var_expr(h))), "(h * 4)");
+  // A position split into row and column, flattened again: (p / 5) * 5 + p % 5 is p for
+  // every p (C's division truncates and the remainder takes the dividend's sign).
+  Expr p = var_expr(h);
+  EXPECT_EQ(to_string(simplify((p / 5) * 5 + p % 5)), "h");
+  EXPECT_EQ(to_string(simplify((p / 5) * 4 + p % 5)), "(((h / 5) * 4) + (h % 5))");
+  EXPECT_EQ(to_string(simplify((p / 5) * 5 + var_expr(k) % 5)), "(((h / 5) * 5) + (k % 5))");
 }
 
 TEST(Simplify, RemovesUnitLoopsAndConstantBranches) {

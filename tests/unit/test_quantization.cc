@@ -63,6 +63,51 @@ TEST(Requantize, HostAndRuntimeAgreeWithExactArithmetic) {
   }
 }
 
+// aotc_requantize (the high multiply's nudge and truncation replaced by one floored
+// multiply-add) against TFLite's two steps as TFLite writes them
+// (aotc_mul_by_quantized_multiplier: SaturatingRoundingDoublingHighMul, then
+// RoundingDivideByPOT), for any x, any multiplier the compiler can produce ([0, 2^31)) and
+// any shift; the edges and the ties of the high multiply (a * b an odd multiple of 2^30,
+// where the nudge matters) included.
+TEST(Requantize, FastFormEqualsTflitesTwoStepsForEveryMultiplierBelow2To31) {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax), multiplier(0, kMax);
+  std::uniform_int_distribution<int> shift(-31, 30);
+  for (int i = 0; i < 300000; ++i) {
+    int32_t x = any(rng), m = multiplier(rng);
+    int e = shift(rng);
+    ASSERT_EQ(aotc_requantize(x, m, e), aotc_mul_by_quantized_multiplier(x, m, e)) << x << " " << m << " " << e;
+    // A tie: x * 2^30 (shift 30 keeps x's lowest bits) times an odd multiplier.
+    int32_t odd = m | 1;
+    ASSERT_EQ(aotc_requantize(x, odd, 30), aotc_mul_by_quantized_multiplier(x, odd, 30)) << x << " " << odd;
+  }
+  for (int32_t x : {kMin, kMin + 1, -3, -1, 0, 1, 3, kMax - 1, kMax, -(1 << 30), 1 << 30})
+    for (int32_t m : {0, 1, 3, 1 << 30, (1 << 30) + 1, kMax - 1, kMax})
+      for (int e : {-31, -30, -1, 0, 1, 29, 30})
+        ASSERT_EQ(aotc_requantize(x, m, e), aotc_mul_by_quantized_multiplier(x, m, e)) << x << " " << m << " " << e;
+}
+
+// aotc_requantize_right (both roundings in one multiply-accumulate and one shift) against
+// TFLite's two steps, over its domain: multipliers in (2^30, 2^31), right shifts 2..31; the
+// edges, and ties of both roundings, included.
+TEST(Requantize, RightShiftFormEqualsTflitesTwoStepsOnItsDomain) {
+  std::mt19937 rng(17);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax), multiplier((1 << 30) + 1, kMax);
+  std::uniform_int_distribution<int> right(2, 31);
+  for (int i = 0; i < 300000; ++i) {
+    int32_t x = any(rng), m = multiplier(rng);
+    int e = right(rng);
+    ASSERT_EQ(aotc_requantize_right(x, m, e), aotc_mul_by_quantized_multiplier(x, m, -e)) << x << " " << m << " " << e;
+    // Small sums, as convolutions have, where the second rounding's ties are frequent.
+    int32_t small = x >> 12;
+    ASSERT_EQ(aotc_requantize_right(small, m, e), aotc_mul_by_quantized_multiplier(small, m, -e)) << small << " " << m << " " << e;
+  }
+  for (int32_t x : {kMin, kMin + 1, -65536, -3, -2, -1, 0, 1, 2, 3, 65536, kMax - 1, kMax})
+    for (int32_t m : {(1 << 30) + 1, (1 << 30) + 12345, 1518500250, kMax - 1, kMax})
+      for (int e = 2; e <= 31; ++e)
+        ASSERT_EQ(aotc_requantize_right(x, m, e), aotc_mul_by_quantized_multiplier(x, m, -e)) << x << " " << m << " " << e;
+}
+
 TEST(Requantize, MultiplierWithNegativeAndPositiveShifts) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int32_t> acc(-(1 << 20), 1 << 20);

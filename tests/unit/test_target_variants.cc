@@ -1,12 +1,18 @@
 // Kernel variants chosen by the target's features: a lowering may pick another kernel for a
 // target that lists a feature, and every variant computes the same bytes.
 //
-// int8 FULLY_CONNECTED (lowering/ops/tflite_conv.cc): on targets with `dsp` the dot products
-// are the runtime's aotc_dot_s8 (SMLAD on Cortex-M; the interpreter runs the same C, whose
-// portable loop gives the same sums), elsewhere a plain loop. The expected values are
+// int8 FULLY_CONNECTED (lowering/ops/tflite_conv.cc): on targets with `dsp` four units at a
+// time over packed weights, the runtime's aotc_dot_s8_1x4 (SMLAD on Cortex-M; the
+// interpreter runs the same C, whose portable loop gives the same sums), elsewhere a plain
+// loop. int8 CONV_2D: on `dsp`
+// targets register blocks of two pixels x two channels over packed weights
+// (conv_blocked_s8.h, the runtime's aotc_dot_s8_2x2); DEPTHWISE_CONV_2D: unrolled taps with
+// the bounds checks at the edges only (depthwise_s8.h). The expected values are
 // TFLite's reference arithmetic written out here: sum of (x - input_zero_point) * w, plus
 // bias, requantized with the multiplier of input_scale * filter_scale / output_scale, plus
-// the output zero point, clamped.
+// the output zero point, clamped. The convolutions' expected values are TFLite's
+// convolution from its definition in the same way (SAME padding: output ceil(input /
+// stride), the odd padding element at the end; taps in the padding skipped).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,8 +96,8 @@ TEST_P(FullyConnectedInt8, DspTargetsCallTheDotProduct) {
   std::vector<int32_t> bias(static_cast<size_t>(c.units), 0);
   std::string dsp = fc(with_features({"dsp"}), x, w, bias).printed_ir();
   std::string plain = fc(with_features({}), x, w, bias).printed_ir();
-  EXPECT_EQ(dsp.find("aotc_dot_s8(") != std::string::npos, c.constant_weights) << dsp;
-  EXPECT_EQ(plain.find("aotc_dot_s8("), std::string::npos) << plain;
+  EXPECT_EQ(dsp.find("aotc_dot_s8_1x4(") != std::string::npos, c.constant_weights) << dsp;
+  EXPECT_EQ(plain.find("aotc_dot_s8_1x4("), std::string::npos) << plain;
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FullyConnectedInt8,
@@ -103,6 +109,129 @@ INSTANTIATE_TEST_SUITE_P(Shapes, FullyConnectedInt8,
                            return std::to_string(c.batches) + "x" + std::to_string(c.depth) + "_to_" +
                                   std::to_string(c.units) + (c.constant_weights ? "" : "_runtime_weights");
                          });
+
+// ---------------------------------------------------------------- convolutions
+
+struct ConvCase {
+  int64_t h, w, channels, out_channels, kernel_h, kernel_w, stride;
+  const char* padding;
+  bool depthwise;
+  const char* activation;
+};
+
+class ConvolutionInt8 : public ::testing::TestWithParam<ConvCase> {
+ protected:
+  const Quant input_quant{0.05f, -7}, output_quant{0.1f, 3};
+
+  // TFLite's output extents: ceil(in / stride) with SAME, (in - k) / stride + 1 with VALID.
+  static int64_t extent(int64_t in, int64_t k, int64_t stride, bool same) { return same ? (in + stride - 1) / stride : (in - k) / stride + 1; }
+  bool same() const { return std::string(GetParam().padding) == "SAME"; }
+  int64_t oh() const { return extent(GetParam().h, GetParam().kernel_h, GetParam().stride, same()); }
+  int64_t ow() const { return extent(GetParam().w, GetParam().kernel_w, GetParam().stride, same()); }
+  static int64_t pad_begin(int64_t in, int64_t out, int64_t k, int64_t stride, bool same) {
+    return same ? std::max<int64_t>((out - 1) * stride + k - in, 0) / 2 : 0;
+  }
+  std::vector<float> filter_scales() const {
+    std::vector<float> scales;
+    for (int64_t c = 0; c < GetParam().out_channels; ++c) scales.push_back(0.01f + 0.003f * static_cast<float>(c % 5));
+    return scales;
+  }
+
+  OneNode conv(const TargetFacts& target, const std::vector<int8_t>& x, const std::vector<int8_t>& w,
+               const std::vector<int32_t>& bias) {
+    const ConvCase& c = GetParam();
+    OneNode node(c.depthwise ? "tfl.DEPTHWISE_CONV_2D" : "tfl.CONV_2D");
+    Shape filter = c.depthwise ? Shape{1, c.kernel_h, c.kernel_w, c.out_channels} : Shape{c.out_channels, c.kernel_h, c.kernel_w, c.channels};
+    node.target(target).input<int8_t>({1, c.h, c.w, c.channels}, x, input_quant).constant<int8_t>(filter, w, Quant{0.01f, 0});
+    node.per_channel_scales(1, filter_scales(), c.depthwise ? 3 : 0).constant<int32_t>({c.out_channels}, bias);
+    node.attr("padding", std::string(c.padding)).attr("stride_h", c.stride).attr("stride_w", c.stride);
+    node.attr("fused_activation", std::string(c.activation));
+    if (c.depthwise) node.attr("depth_multiplier", int64_t{1});
+    node.output(DataType::Int(8), {1, oh(), ow(), c.out_channels}, output_quant);
+    return node;
+  }
+
+  std::vector<int8_t> reference(const std::vector<int8_t>& x, const std::vector<int8_t>& w, const std::vector<int32_t>& bias) const {
+    const ConvCase& c = GetParam();
+    bool same = std::string(c.padding) == "SAME";
+    int64_t pt = pad_begin(c.h, oh(), c.kernel_h, c.stride, same), pl = pad_begin(c.w, ow(), c.kernel_w, c.stride, same);
+    int32_t lo = std::string(c.activation) == "RELU" ? std::max(-128, static_cast<int>(output_quant.zero_point)) : -128;
+    std::vector<int8_t> out;
+    for (int64_t oy = 0; oy < oh(); ++oy) {
+      for (int64_t ox = 0; ox < ow(); ++ox) {
+        for (int64_t oc = 0; oc < c.out_channels; ++oc) {
+          int32_t acc = 0;
+          for (int64_t ky = 0; ky < c.kernel_h; ++ky) {
+            for (int64_t kx = 0; kx < c.kernel_w; ++kx) {
+              int64_t iy = oy * c.stride - pt + ky, ix = ox * c.stride - pl + kx;
+              if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+              for (int64_t ic = 0; ic < (c.depthwise ? 1 : c.channels); ++ic) {
+                int64_t channel = c.depthwise ? oc : ic;
+                int32_t value = x[static_cast<size_t>((iy * c.w + ix) * c.channels + channel)] - static_cast<int32_t>(input_quant.zero_point);
+                int64_t at = c.depthwise ? (ky * c.kernel_w + kx) * c.out_channels + oc
+                                         : ((oc * c.kernel_h + ky) * c.kernel_w + kx) * c.channels + ic;
+                acc += value * w[static_cast<size_t>(at)];
+              }
+            }
+          }
+          QuantizedMultiplier m = quantize_multiplier(static_cast<double>(input_quant.scale) * filter_scales()[static_cast<size_t>(oc)] /
+                                                      output_quant.scale);
+          int32_t y = aotc_mul_by_quantized_multiplier(acc + bias[static_cast<size_t>(oc)], m.multiplier, m.shift) +
+                      static_cast<int32_t>(output_quant.zero_point);
+          out.push_back(static_cast<int8_t>(std::min(127, std::max(lo, y))));
+        }
+      }
+    }
+    return out;
+  }
+};
+
+TEST_P(ConvolutionInt8, EveryVariantGivesTflitesBytes) {
+  const ConvCase& c = GetParam();
+  size_t filter_size = static_cast<size_t>(c.kernel_h * c.kernel_w * (c.depthwise ? c.out_channels : c.out_channels * c.channels));
+  std::vector<int8_t> x = random_ints<int8_t>(static_cast<size_t>(c.h * c.w * c.channels), -128, 127, 4);
+  std::vector<int8_t> w = random_ints<int8_t>(filter_size, -127, 127, 5);
+  std::vector<int32_t> bias = random_ints<int32_t>(static_cast<size_t>(c.out_channels), -3000, 3000, 6);
+  std::vector<int8_t> want = reference(x, w, bias);
+  for (const TargetFacts& target : {with_features({}), with_features({"dsp"})}) {
+    SCOPED_TRACE(target.has("dsp") ? "dsp" : "no dsp");
+    EXPECT_EQ(conv(target, x, w, bias).run<int8_t>(), want);
+  }
+}
+
+// Only a `dsp` target takes the specialized kernels.
+TEST_P(ConvolutionInt8, DspTargetsTakeTheSpecializedKernel) {
+  const ConvCase& c = GetParam();
+  size_t filter_size = static_cast<size_t>(c.kernel_h * c.kernel_w * (c.depthwise ? c.out_channels : c.out_channels * c.channels));
+  std::vector<int8_t> x(static_cast<size_t>(c.h * c.w * c.channels), 1), w(filter_size, 1);
+  std::vector<int32_t> bias(static_cast<size_t>(c.out_channels), 0);
+  std::string dsp = conv(with_features({"dsp"}), x, w, bias).printed_ir();
+  std::string plain = conv(with_features({}), x, w, bias).printed_ir();
+  // The depthwise kernel reads the channel's weights into locals first.
+  const char* marker = c.depthwise ? "let w0 = " : "aotc_dot_s8_2x2(";
+  EXPECT_NE(dsp.find(marker), std::string::npos) << dsp;
+  EXPECT_EQ(plain.find(marker), std::string::npos) << plain;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvolutionInt8,
+    ::testing::Values(ConvCase{5, 5, 8, 8, 1, 1, 1, "VALID", false, "NONE"},    // pointwise, odd pixel count
+                      ConvCase{4, 3, 12, 7, 1, 1, 1, "SAME", false, "RELU"},    // odd output channels
+                      ConvCase{6, 6, 8, 6, 3, 3, 1, "SAME", false, "NONE"},     // rows inside, taps at the edges
+                      ConvCase{7, 5, 4, 4, 3, 3, 2, "SAME", false, "RELU"},     // stride 2
+                      ConvCase{9, 6, 3, 5, 3, 3, 2, "SAME", false, "NONE"},     // 3 channels: gathered windows
+                      ConvCase{11, 5, 1, 4, 5, 4, 2, "SAME", false, "NONE"},    // kws's first layer, smaller
+                      ConvCase{5, 4, 6, 4, 3, 2, 1, "VALID", false, "NONE"},    // 6 channels, valid
+                      ConvCase{6, 5, 8, 8, 3, 3, 1, "SAME", true, "RELU"},      // depthwise
+                      ConvCase{7, 6, 5, 5, 3, 3, 2, "SAME", true, "NONE"},      // depthwise stride 2
+                      ConvCase{2, 2, 3, 3, 3, 3, 1, "SAME", true, "NONE"},      // every window at an edge
+                      ConvCase{6, 6, 4, 4, 3, 3, 1, "VALID", true, "NONE"}),    // no edges
+    [](const ::testing::TestParamInfo<ConvCase>& info) {
+      const ConvCase& c = info.param;
+      return std::string(c.depthwise ? "depthwise_" : "conv_") + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
+             std::to_string(c.channels) + "_to_" + std::to_string(c.out_channels) + "_k" + std::to_string(c.kernel_h) +
+             std::to_string(c.kernel_w) + "_s" + std::to_string(c.stride) + "_" + c.padding + "_" + c.activation;
+    });
 
 }  // namespace
 }  // namespace aotc::test

@@ -1,0 +1,315 @@
+// The int8 convolution in 2x2 register blocks; see conv_blocked_s8.h.
+#include "lowering/ops/conv_blocked_s8.h"
+
+#include "lowering/ir/runtime_calls.h"
+#include "lowering/ops/channel_constants.h"
+
+namespace aotc {
+namespace {
+
+using ir::Expr;
+
+// aotc_dot_s8_2x2's packing of two weight rows of n values: per group of four, a word of
+// row 0 then a word of row 1 (little-endian bytes = the values in order); the last
+// partial group zero-padded.
+void append_packed_pair(std::vector<uint8_t>& out, const std::vector<int8_t>& row0, const std::vector<int8_t>& row1) {
+  for (size_t g = 0; g < row0.size(); g += 4)
+    for (const std::vector<int8_t>* row : {&row0, &row1})
+      for (size_t k = g; k < g + 4; ++k) out.push_back(k < row->size() ? static_cast<uint8_t>((*row)[k]) : 0);
+}
+
+int64_t packed_words(int64_t n) { return 2 * ((n + 3) / 4); }
+
+class BlockedConvBuilder {
+ public:
+  BlockedConvBuilder(KernelBuilder& kb, const ConvGeometry& c, ConvArithmetic& a, const ConvOperands& ops,
+                     const BlockedConvConstants& k)
+      : kb_(kb), c_(c), a_(a), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {
+    channels_ = c_.in_channels;
+    pixels_ = y_.output * x_.output;
+    channel_pairs_ = (c_.out_channels + 1) / 2;
+    pixel_pairs_ = (pixels_ + 1) / 2;
+    // Output columns whose window lies inside the input horizontally: summed by rows.
+    x_inside_lo_ = (x_.pad_begin + x_.stride - 1) / x_.stride;
+    x_inside_hi_ = x_.input - x_.kernel + x_.pad_begin >= 0 ? (x_.input - x_.kernel + x_.pad_begin) / x_.stride : -1;
+    x_inside_hi_ = std::min(x_inside_hi_, x_.output - 1);
+    any_row_runs_ = x_inside_lo_ <= x_inside_hi_;
+    any_taps_ = x_inside_lo_ > 0 || x_inside_hi_ < x_.output - 1;
+    staged_ = choose_staging(kb_.graph(), ops_.input_tensor, c_) == Staging::kPerPixel;
+  }
+
+  ir::Stmt build() {
+    if (staged_) kb_.allow_in_place(ops_.input_tensor);
+    fold_bias();
+    return a_.wrap([&] {
+      return bias_table_.wrap([&] {
+        if (gathers_windows()) {
+          return with_packed(window_length(), [&](const ir::Buffer& windows) {
+            rows_ = windows;
+            return loops();
+          });
+        }
+        return with_packed(row_length(), [&](const ir::Buffer& rows) {
+          rows_ = rows;
+          // Taps of C values need their own packing unless C is a multiple of 4 (then a
+          // row's packing is its taps' packings one after the other).
+          bool own_tap_table = any_taps_ && channels_ % 4 != 0 && x_.kernel > 1;
+          if (!own_tap_table) {
+            taps_ = rows;
+            return with_zero_point_row();
+          }
+          return with_packed(channels_, [&](const ir::Buffer& taps) {
+            taps_ = taps;
+            return with_zero_point_row();
+          });
+        });
+      });
+    });
+  }
+
+ private:
+  int64_t row_length() const { return x_.kernel * channels_; }
+  int64_t window_length() const { return y_.kernel * row_length(); }
+
+  // With a channel count that is not a multiple of 4 (a first layer: 1 or 3 channels),
+  // runs of C or KW * C values are short and unaligned: the two windows of a block are
+  // gathered (im2col, the zero point in the padding) into a small aligned buffer first and
+  // summed as one run each, for every channel pair.
+  bool gathers_windows() const { return channels_ % 4 != 0 && !staged_ && window_length() <= kMaxGathered; }
+  static constexpr int64_t kMaxGathered = 64;  // bytes per window
+
+  int8_t weight(int64_t oc, int64_t ky, int64_t kx, int64_t ic) const {
+    return static_cast<int8_t>(k_.filter->element_as_int(((oc * y_.kernel + ky) * x_.kernel + kx) * channels_ + ic));
+  }
+
+  // bias - zp * (sum of the channel's weights), wrapped to int32 like the kernel's sums.
+  void fold_bias() {
+    std::vector<double> folded;
+    for (int64_t oc = 0; oc < c_.out_channels; ++oc) {
+      int64_t sum = k_.bias ? k_.bias->element_as_int(oc) : 0;
+      for (int64_t ky = 0; ky < y_.kernel; ++ky)
+        for (int64_t kx = 0; kx < x_.kernel; ++kx)
+          for (int64_t ic = 0; ic < channels_; ++ic) sum -= int64_t{k_.input_zero_point} * weight(oc, ky, kx, ic);
+      folded.push_back(static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(sum))));
+    }
+    bias_ = bias_table_.add("bias", DataType::Int(32), folded);
+  }
+
+  // The weights packed for runs of `run` values (a kernel row, KW * C, or a tap, C): per
+  // channel pair, per run in (ky, kx) order. An odd last channel is paired with itself.
+  ir::Stmt with_packed(int64_t run, const std::function<ir::Stmt(const ir::Buffer&)>& body) {
+    std::vector<uint8_t> bytes;
+    int64_t runs_per_channel = y_.kernel * x_.kernel * channels_ / run;
+    for (int64_t pair = 0; pair < channel_pairs_; ++pair) {
+      int64_t oc0 = 2 * pair, oc1 = std::min(2 * pair + 1, c_.out_channels - 1);
+      for (int64_t r = 0; r < runs_per_channel; ++r) {
+        std::vector<int8_t> row0, row1;
+        for (int64_t i = r * run; i < (r + 1) * run; ++i) {
+          int64_t ky = i / (x_.kernel * channels_), kx = i / channels_ % x_.kernel, ic = i % channels_;
+          row0.push_back(weight(oc0, ky, kx, ic));
+          row1.push_back(weight(oc1, ky, kx, ic));
+        }
+        append_packed_pair(bytes, row0, row1);
+      }
+    }
+    int64_t words = static_cast<int64_t>(bytes.size()) / 4;
+    return ir::allocate_const(run == row_length() ? "packed_weights" : "packed_taps", DataType::Int(32), {words},
+                              std::move(bytes), body);
+  }
+
+  // What a tap in the padding reads: one kernel row of the input's zero point.
+  ir::Stmt with_zero_point_row() {
+    bool padded = y_.can_leave_input() || x_.can_leave_input();
+    if (!padded) return loops();
+    std::vector<uint8_t> bytes(static_cast<size_t>(row_length()), static_cast<uint8_t>(static_cast<int8_t>(k_.input_zero_point)));
+    return ir::allocate_const("zero_point_row", DataType::Int(8), {row_length()}, std::move(bytes), [&](const ir::Buffer& b) {
+      zero_row_ = b;
+      return loops();
+    });
+  }
+
+  // A block per pair of pixels (an odd last pixel paired with itself) and pair of channels.
+  ir::Stmt loops() {
+    return ir::loop_nest({c_.batches, pixel_pairs_}, {"n", "pair"}, [&](const std::vector<Expr>& np) {
+      n_ = np[0];
+      Expr first = np[1] * 2;
+      Expr second = pixels_ % 2 == 0 ? first + 1 : ir::min(first + 1, ir::make_int(pixels_ - 1));
+      return let("p0", first, [&](const Expr& p0) {
+        return let("p1", second, [&](const Expr& p1) {
+          pixel_[0] = {p0 / x_.output, p0 % x_.output};
+          pixel_[1] = {p1 / x_.output, p1 % x_.output};
+          second_distinct_ = pixels_ % 2 == 0 ? Expr() : p1 != p0;
+          if (staged_) return staged_block();
+          return gathers_windows() ? gathered_block() : block();
+        });
+      });
+    });
+  }
+
+  ir::Stmt let(const std::string& name, const Expr& value, const std::function<ir::Stmt(const Expr&)>& body) {
+    ir::Var v = ir::make_var(name);
+    return ir::let(v, value, body(ir::var_expr(v)));
+  }
+
+  // 1x1 in place: the two input pixels are copied first, then the block reads the copies.
+  ir::Stmt staged_block() {
+    ir::Buffer stage = ir::make_buffer("pixels", ops_.input->dtype, {2, channels_});
+    ir::Stmt copy = ir::loop_nest({2, channels_}, {"i", "ic"}, [&](const std::vector<Expr>& ic) {
+      Expr from_second = ic[0] == 1;
+      Expr y = ir::select(from_second, pixel_[1].y, pixel_[0].y), x = ir::select(from_second, pixel_[1].x, pixel_[0].x);
+      return ir::store(stage, ic, ir::load(ops_.input, {n_, y, x, ic[1]}));
+    });
+    ir::Stmt compute = channel_pairs([&](const Expr& pair, const ir::Buffer& acc) {
+      return dot(ir::address_of(stage, {0, 0}), ir::address_of(stage, {1, 0}), ir::address_of(rows_, {pair * packed_words(channels_)}),
+                 channels_, acc);
+    });
+    return ir::allocate(stage, ir::seq({copy, compute}));
+  }
+
+  ir::Stmt gathered_block() {
+    // Each window padded to whole words: the packed weights are zero there, so the block
+    // sums whole groups of four (no element-by-element tail) and the second window is
+    // word-aligned too.
+    int64_t padded = (window_length() + 3) / 4 * 4;
+    // A few dozen bytes for the layers this serves: a C local, so that the layer needs no
+    // workspace (and a model without other scratch no workspace allocator).
+    ir::Buffer windows = ir::make_buffer("windows", ops_.input->dtype, {2, padded}, "local");
+    std::vector<ir::Stmt> gather;
+    for (int i = 0; i < 2; ++i) {
+      // Tap by tap: the tap's C channels from the input, or the zero point in the padding.
+      gather.push_back(ir::loop_nest({y_.kernel, x_.kernel}, {"ky", "kx"}, [&](const std::vector<Expr>& k) {
+        Expr iy = input_y(i, k[0]), ix = input_x(i, k[1]);
+        Expr at = (k[0] * x_.kernel + k[1]) * channels_;
+        auto copy = [&](bool from_input) {
+          return ir::loop_nest({channels_}, {"ic"}, [&](const std::vector<Expr>& ic) {
+            Expr value = from_input ? ir::load(ops_.input, {n_, iy, ix, ic[0]}) : ir::make_int(k_.input_zero_point, ops_.input->dtype);
+            return ir::store(windows, {i, at + ic[0]}, value);
+          });
+        };
+        Expr valid = inside_input(iy, ix, true);
+        return valid ? ir::if_then_else(valid, copy(true), copy(false)) : copy(true);
+      }));
+      for (int64_t j = window_length(); j < padded; ++j) gather.push_back(ir::store(windows, {i, j}, ir::make_int(0, ops_.input->dtype)));
+    }
+    ir::Stmt compute = channel_pairs([&](const Expr& pair, const ir::Buffer& acc) {
+      return dot(ir::address_of(windows, {0, 0}), ir::address_of(windows, {1, 0}),
+                 ir::address_of(rows_, {pair * packed_words(window_length())}), padded, acc);
+    });
+    return ir::allocate(windows, ir::seq({ir::seq(gather), compute}));
+  }
+
+  // Whether (iy, ix) lies inside the input, on the axes where a window can leave it (x
+  // only if check_x); null when it always does.
+  Expr inside_input(const Expr& iy, const Expr& ix, bool check_x) const {
+    Expr valid;
+    if (y_.can_leave_input()) valid = ir::logical_and(iy >= 0, iy < ir::make_int(y_.input));
+    if (check_x && x_.can_leave_input()) {
+      Expr in_x = ir::logical_and(ix >= 0, ix < ir::make_int(x_.input));
+      valid = valid ? ir::logical_and(valid, in_x) : in_x;
+    }
+    return valid;
+  }
+
+  ir::Stmt block() {
+    auto inside = [&](const Expr& x) { return ir::logical_and(x >= x_inside_lo_, x <= ir::make_int(x_inside_hi_)); };
+    bool all_inside = x_inside_lo_ == 0 && x_inside_hi_ == x_.output - 1;
+    if (all_inside) return channel_pairs([&](const Expr& pair, const ir::Buffer& acc) { return by_rows(pair, acc); });
+    ir::Stmt taps = channel_pairs([&](const Expr& pair, const ir::Buffer& acc) { return by_taps(pair, acc); });
+    if (!any_row_runs_) return taps;
+    ir::Stmt rows = channel_pairs([&](const Expr& pair, const ir::Buffer& acc) { return by_rows(pair, acc); });
+    return ir::if_then_else(ir::logical_and(inside(pixel_[0].x), inside(pixel_[1].x)), rows, taps);
+  }
+
+  // Input row iy (or the zero-point row when iy is in the padding) from column ix, channel 0.
+  Expr row_address(const Expr& iy, const Expr& ix, bool check_x) {
+    Expr at = ir::address_of(ops_.input, {n_, iy, ix, 0});
+    Expr valid = inside_input(iy, ix, check_x);
+    return valid ? ir::select(valid, at, ir::address_of(zero_row_, {0})) : at;
+  }
+
+  Expr input_y(int which, const Expr& ky) { return pixel_[which].y * y_.stride - y_.pad_begin + ky; }
+  Expr input_x(int which, const Expr& kx) { return pixel_[which].x * x_.stride - x_.pad_begin + kx; }
+
+  // Windows inside horizontally: one run of KW * C values per kernel row.
+  ir::Stmt by_rows(const Expr& pair, const ir::Buffer& acc) {
+    ir::Var ky = ir::make_var("ky");
+    Expr k = ir::var_expr(ky);
+    Expr w = ir::address_of(rows_, {(pair * y_.kernel + k) * packed_words(row_length())});
+    ir::Stmt body = dot(row_address(input_y(0, k), input_x(0, 0), false), row_address(input_y(1, k), input_x(1, 0), false), w,
+                        row_length(), acc);
+    return y_.kernel == 1 ? substitute_zero(ky, body) : ir::for_loop(ky, 0, y_.kernel, body);
+  }
+
+  // Windows that reach past the left or right edge: one run of C values per tap.
+  ir::Stmt by_taps(const Expr& pair, const ir::Buffer& acc) {
+    return ir::loop_nest({y_.kernel, x_.kernel}, {"ky", "kx"}, [&](const std::vector<Expr>& k) {
+      Expr w = ir::address_of(taps_, {((pair * y_.kernel + k[0]) * x_.kernel + k[1]) * packed_words(channels_)});
+      return dot(row_address(input_y(0, k[0]), input_x(0, k[1]), true), row_address(input_y(1, k[0]), input_x(1, k[1]), true), w,
+                 channels_, acc);
+    });
+  }
+
+  static ir::Stmt substitute_zero(const ir::Var& v, const ir::Stmt& body) {
+    return ir::let(v, ir::make_int(0), body);
+  }
+
+  ir::Stmt dot(const Expr& x0, const Expr& x1, const Expr& w, int64_t n, const ir::Buffer& acc) {
+    return ir::evaluate(ir::dot_s8_2x2(x0, x1, w, ir::make_int(n), ir::address_of(acc, {0})));
+  }
+
+  // For each channel pair: the four sums start from the folded bias, `sum` adds the
+  // products, and each is requantized and stored (the odd second pixel or channel not).
+  ir::Stmt channel_pairs(const std::function<ir::Stmt(const Expr&, const ir::Buffer&)>& sum) {
+    return ir::loop_nest({channel_pairs_}, {"pair"}, [&](const std::vector<Expr>& pr) {
+      Expr oc[2] = {pr[0] * 2, pr[0] * 2 + 1};
+      Expr second_channel = c_.out_channels % 2 == 0 ? oc[1] : ir::min(oc[1], ir::make_int(c_.out_channels - 1));
+      ir::Buffer acc = ir::make_buffer("acc", DataType::Int(32), {4}, "local");
+      std::vector<ir::Stmt> body;
+      for (int i = 0; i < 4; ++i) body.push_back(ir::store(acc, {i}, bias_table_.at(bias_, i % 2 == 0 ? oc[0] : second_channel)));
+      body.push_back(sum(pr[0], acc));
+      for (int p = 0; p < 2; ++p) {
+        for (int j = 0; j < 2; ++j) {
+          std::vector<Expr> index = {n_, pixel_[p].y, pixel_[p].x, oc[j]};
+          ir::Stmt store = ir::store(ops_.output, index, kb_.epilogue(a_.output(ir::load(acc, {2 * p + j}), oc[j]), index));
+          Expr keep;
+          if (p == 1 && second_distinct_) keep = second_distinct_;
+          if (j == 1 && c_.out_channels % 2 != 0) keep = keep ? ir::logical_and(keep, oc[1] < ir::make_int(c_.out_channels)) : oc[1] < ir::make_int(c_.out_channels);
+          body.push_back(keep ? ir::if_then_else(keep, store) : store);
+        }
+      }
+      return ir::allocate(acc, ir::seq(body));
+    });
+  }
+
+  struct Pixel {
+    Expr y, x;
+  };
+
+  KernelBuilder& kb_;
+  const ConvGeometry& c_;
+  ConvArithmetic& a_;
+  const ConvOperands& ops_;
+  const BlockedConvConstants& k_;
+  const WindowAxis &y_, &x_;
+  int64_t channels_ = 0, pixels_ = 0, channel_pairs_ = 0, pixel_pairs_ = 0, x_inside_lo_ = 0, x_inside_hi_ = 0;
+  bool any_row_runs_ = false, any_taps_ = false, staged_ = false;
+  ChannelConstants bias_table_;
+  ChannelConstants::Handle bias_ = 0;
+  ir::Buffer rows_, taps_, zero_row_;
+  Expr n_, second_distinct_;
+  Pixel pixel_[2];
+};
+
+}  // namespace
+
+bool blocked_conv_s8_applies(const ConvGeometry& c) {
+  return c.layout == ActivationLayout::kChannelsLast && c.filter_layout == FilterLayout::kOKI && c.groups == 1 &&
+         c.axes.size() == 2 && c.axes[0].dilation == 1 && c.axes[1].dilation == 1;
+}
+
+ir::Stmt lower_blocked_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, ConvArithmetic& arithmetic,
+                               const ConvOperands& operands, const BlockedConvConstants& constants) {
+  return BlockedConvBuilder(kb, geometry, arithmetic, operands, constants).build();
+}
+
+}  // namespace aotc

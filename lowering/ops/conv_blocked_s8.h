@@ -1,0 +1,50 @@
+// int8 NHWC convolution (groups of 1) as register blocks of two pixels x two output
+// channels, for cores with the DSP extension (the target's `dsp` feature).
+//
+// The generic kernel (convolution.h) computes one output element at a time, subtracting
+// the input's zero point from every input value and skipping the taps in the padding.
+// Here, with constant weights (zero point 0, as TFLite requires for int8) and bias:
+//   - the input's zero point moves into the bias at compile time
+//     (sum (x - zp) * w = sum x * w - zp * sum w, in 32-bit two's complement like the
+//     generic sum, so every result is the same bit for bit);
+//   - a tap in the padding reads a constant row filled with the zero point instead of
+//     being skipped: its x * w then cancels its share of zp * sum w, as a skipped tap would;
+//   - the weights are packed at compile time, two output channels interleaved word by word,
+//     in the order runtime-c/aotc_dot.h's aotc_dot_s8_2x2 reads them, which computes the
+//     four sums of two pixels x two channels with SMLAD (two multiply-accumulates per
+//     instruction) and one load of each input and weight word for two products;
+//   - NHWC keeps the KW * C values of one kernel row of one window contiguous, so a window
+//     that lies inside the input horizontally is summed as KH runs of KW * C values (one
+//     run for a 1x1 convolution: a matrix product over pixels, no im2col); a window that
+//     reaches past the left or right edge is summed tap by tap (runs of C values), each
+//     tap reading the input or the zero-point row;
+//   - with a channel count that is not a multiple of 4 (first layers: 1 or 3 channels)
+//     those runs would be short and unaligned: the block's two windows are gathered first
+//     (im2col into a small aligned scratch buffer, the zero point in the padding) and
+//     summed as one run each, for every channel pair.
+// Requantization and the fused epilogue are the arithmetic's, per output element, as in
+// the generic kernel. A 1x1 convolution whose output may take its input's memory stages
+// the block's two input pixels first, like the generic kernel stages one.
+#pragma once
+
+#include "lowering/ops/convolution.h"
+
+namespace aotc {
+
+// The constant operands the blocked kernel folds and packs at compile time.
+struct BlockedConvConstants {
+  const Tensor* filter = nullptr;  // [M, KH, KW, C], int8, zero point 0
+  const Tensor* bias = nullptr;    // [M] int32, or null
+  int32_t input_zero_point = 0;
+};
+
+// True if lower_blocked_conv_s8 can compute this convolution: NHWC, groups of 1, two
+// spatial axes, no dilation.
+bool blocked_conv_s8_applies(const ConvGeometry& geometry);
+
+// The kernel body. `operands.filter` and `operands.bias` are not read (the packed and
+// folded tables replace them); input, output and input_tensor are.
+ir::Stmt lower_blocked_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, ConvArithmetic& arithmetic,
+                               const ConvOperands& operands, const BlockedConvConstants& constants);
+
+}  // namespace aotc
