@@ -10,6 +10,7 @@
 #include "aot/base/text.h"
 #include "aot/executor/metadata.h"
 #include "codegen/codegen_c.h"
+#include "lowering/ir/ir_functor.h"
 
 namespace aotc {
 namespace {
@@ -135,7 +136,7 @@ class ExecutorEmitter {
        << "#define " << macro_ << "_ACTIVATION_SIZE " << m_.arena.total_bytes
        << (m_.io_in_arena ? " /* inputs, outputs, intermediate tensors and kernels' scratch, statically planned */\n"
                           : " /* intermediate tensors and kernels' scratch, statically planned */\n")
-       << "#define " << macro_ << "_CONSTANT_SIZE " << constant_bytes(m_) << " /* weights, in const memory */\n"
+       << "#define " << macro_ << "_CONSTANT_SIZE " << constant_bytes(m_) << " /* weights and kernels' tables, in const memory */\n"
        << "#define " << macro_ << "_MAX_STACK_SIZE " << m_.max_stack_bytes
        << " /* largest stack arrays of one kernel, excluding scalars the C compiler keeps */\n";
     if (has_state())
@@ -589,6 +590,21 @@ class ExecutorEmitter {
 std::vector<std::string> input_member_names(const CompiledModel& model) { return unique_names(model.graph, model.graph.inputs); }
 std::vector<std::string> output_member_names(const CompiledModel& model) { return unique_names(model.graph, model.graph.outputs); }
 
+namespace {
+
+// Sums the bytes of a kernel's own constant tables (requantization multipliers, weights
+// packed in the order the kernel reads them): `static const` data in the kernel's C.
+class KernelTableBytes : public ir::IRVisitor {
+ public:
+  int64_t total = 0;
+  void visit_allocate_const(const ir::AllocateConstNode* op) override {
+    total += static_cast<int64_t>(op->data.size());
+    ir::IRVisitor::visit_allocate_const(op);
+  }
+};
+
+}  // namespace
+
 int64_t constant_bytes(const CompiledModel& model) {
   std::set<TensorId> seen;
   int64_t total = 0;
@@ -597,7 +613,10 @@ int64_t constant_bytes(const CompiledModel& model) {
   };
   for (auto& [id, s] : model.storage) count(s);
   for (auto& c : model.copies) count(c.from);
-  return total;
+  KernelTableBytes tables;
+  for (const Step& step : model.steps)
+    if (step.is_call()) tables.visit(step.func.body);
+  return total + tables.total;
 }
 
 std::vector<std::pair<TensorId, std::string>> constant_symbols(const CompiledModel& m) {

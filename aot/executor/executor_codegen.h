@@ -35,6 +35,8 @@ std::vector<std::string> output_member_names(const CompiledModel& model);
 // <name>_w<index>_<operator that reads it>, e.g. kws_w3_conv_2d.
 std::vector<std::pair<TensorId, std::string>> constant_symbols(const CompiledModel& model);
 
+// Bytes of const data: the constant tensors the code reads, and the tables kernels hold
+// themselves (requantization multipliers, packed weights).
 int64_t constant_bytes(const CompiledModel& model);
 // Bytes of the variable tensors (state kept between runs in static arrays of their own).
 int64_t state_bytes(const CompiledModel& model);
