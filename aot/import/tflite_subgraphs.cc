@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-
 namespace aotc::tflite_import {
 namespace {
 
@@ -12,7 +11,6 @@ namespace {
 // A resource variable: the tensor that holds it between runs, and the tensor holding its
 // value at the current point of the placement.
 struct Variable {
-  std::string label;  // "container/shared_name", or shared_name without a container
   TensorId tensor = kNoTensor;
   TensorId current = kNoTensor;
 };
@@ -25,7 +23,7 @@ struct Context {
 
 class Placer {
  public:
-  Placer(const std::vector<std::optional<ImportedSubgraph>>& subgraphs) : subgraphs_(subgraphs) {}
+  explicit Placer(const std::vector<std::optional<ImportedSubgraph>>& subgraphs) : subgraphs_(subgraphs) {}
 
   Graph run() {
     g_.source_format = "tflite";
@@ -189,7 +187,6 @@ class Placer {
       t.quant = like.quant;
       t.is_variable = true;
       Variable v;
-      v.label = key;
       v.tensor = v.current = g_.add_tensor(std::move(t));
       g_.variable_origins[v.tensor] = "TFLite resource variable '" + key + "', after each run the value last assigned";
       order_.push_back(key);
