@@ -206,6 +206,13 @@ std::vector<TensorId> captured_values(const Graph& g, const Subgraph& sub) {
   return captured;
 }
 
+void declare_captured_inputs(const Graph& g, Node& node) {
+  node.attrs[kDeclaredInputsAttr] = static_cast<int64_t>(node.inputs.size());
+  for (const Subgraph& sub : node.subgraphs)
+    for (TensorId id : captured_values(g, sub))
+      if (std::find(node.inputs.begin(), node.inputs.end(), id) == node.inputs.end()) node.inputs.push_back(id);
+}
+
 TensorId anchor_output(const Node& node) {
   if (node.body.empty()) return node.outputs.at(0);
   return static_cast<TensorId>(node.attr_int(kAnchorOutputAttr, node.outputs.at(0)));

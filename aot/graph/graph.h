@@ -175,6 +175,11 @@ void for_each_node(const std::vector<Node>& nodes, const std::function<void(cons
 // constants.
 std::vector<TensorId> captured_values(const Graph& g, const Subgraph& sub);
 
+// For a control-flow node whose inputs so far are the operator's declared ones: records
+// their count (kDeclaredInputsAttr) and appends the values of enclosing scopes its
+// subgraphs read (captured_values), each once. Importers call it once the subgraphs are in.
+void declare_captured_inputs(const Graph& g, Node& node);
+
 // Throws CompileError("node <label>: <message>").
 [[noreturn]] void node_error(const Node& node, const std::string& message);
 

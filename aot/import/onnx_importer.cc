@@ -330,12 +330,7 @@ class OnnxImporter {
         node_error(node, "attribute '" + a.name() + "' is a subgraph; aotc reads subgraphs of If, Loop and Scan only");
       node.subgraphs.push_back(import_subgraph(a.g(), a.name(), node));
     }
-    if (!node.subgraphs.empty()) {
-      node.attrs[kDeclaredInputsAttr] = static_cast<int64_t>(node.inputs.size());
-      for (const Subgraph& sub : node.subgraphs)
-        for (TensorId id : captured_values(g_, sub))
-          if (std::find(node.inputs.begin(), node.inputs.end(), id) == node.inputs.end()) node.inputs.push_back(id);
-    }
+    if (!node.subgraphs.empty()) declare_captured_inputs(g_, node);
     for (auto& out : n.output()) {
       if (out.empty()) {
         node.outputs.push_back(kNoTensor);

@@ -255,7 +255,6 @@ class Placer {
     result.name = node.name;
     result.op = "If";
     result.inputs = {scope.ids.at(static_cast<size_t>(node.inputs[0]))};
-    result.attrs[kDeclaredInputsAttr] = int64_t{1};
     std::vector<TensorId> arguments = operands(scope, node, 1, who);
     result.outputs = global(scope, node.outputs);
     for (auto [key, name] : {std::pair{"then_subgraph", "then_branch"}, std::pair{"else_subgraph", "else_branch"}}) {
@@ -267,9 +266,7 @@ class Placer {
              std::to_string(branch.outputs.size()) + " outputs, the IF has " + std::to_string(result.outputs.size()));
       result.subgraphs.push_back(std::move(branch));
     }
-    for (const Subgraph& branch : result.subgraphs)
-      for (TensorId id : captured_values(g_, branch))
-        if (std::find(result.inputs.begin(), result.inputs.end(), id) == result.inputs.end()) result.inputs.push_back(id);
+    declare_captured_inputs(g_, result);
     return result;
   }
 
@@ -336,11 +333,9 @@ class Placer {
     loop.op = "Loop";
     loop.inputs = {kNoTensor, first_condition};
     loop.inputs.insert(loop.inputs.end(), initial.begin(), initial.end());
-    loop.attrs[kDeclaredInputsAttr] = static_cast<int64_t>(loop.inputs.size());
     loop.outputs = global(scope, node.outputs);
     loop.subgraphs.push_back(std::move(body));
-    for (TensorId id : captured_values(g_, loop.subgraphs[0]))
-      if (std::find(loop.inputs.begin(), loop.inputs.end(), id) == loop.inputs.end()) loop.inputs.push_back(id);
+    declare_captured_inputs(g_, loop);
     nodes.push_back(std::move(loop));
   }
 

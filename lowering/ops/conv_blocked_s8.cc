@@ -23,7 +23,7 @@ int64_t packed_words(int64_t n) { return 2 * ((n + 3) / 4); }
 class BlockedConvBuilder {
  public:
   BlockedConvBuilder(KernelBuilder& kb, const ConvGeometry& c, ConvArithmetic& a, const ConvOperands& ops,
-                     const BlockedConvConstants& k)
+                     const FoldedConvConstants& k)
       : kb_(kb), c_(c), a_(a), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {
     channels_ = c_.in_channels;
     pixels_ = y_.output * x_.output;
@@ -289,7 +289,7 @@ class BlockedConvBuilder {
   const ConvGeometry& c_;
   ConvArithmetic& a_;
   const ConvOperands& ops_;
-  const BlockedConvConstants& k_;
+  const FoldedConvConstants& k_;
   const WindowAxis &y_, &x_;
   int64_t channels_ = 0, pixels_ = 0, channel_pairs_ = 0, pixel_pairs_ = 0, x_inside_lo_ = 0, x_inside_hi_ = 0;
   bool any_row_runs_ = false, any_taps_ = false, staged_ = false;
@@ -308,7 +308,7 @@ bool blocked_conv_s8_applies(const ConvGeometry& c) {
 }
 
 ir::Stmt lower_blocked_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, ConvArithmetic& arithmetic,
-                               const ConvOperands& operands, const BlockedConvConstants& constants) {
+                               const ConvOperands& operands, const FoldedConvConstants& constants) {
   return BlockedConvBuilder(kb, geometry, arithmetic, operands, constants).build();
 }
 

@@ -31,13 +31,6 @@
 
 namespace aotc {
 
-// The constant operands the blocked kernel folds and packs at compile time.
-struct BlockedConvConstants {
-  const Tensor* filter = nullptr;  // [M, KH, KW, C], int8, zero point 0
-  const Tensor* bias = nullptr;    // [M] int32, or null
-  int32_t input_zero_point = 0;
-};
-
 // True if lower_blocked_conv_s8 can compute this convolution: NHWC, groups of 1, two
 // spatial axes, no dilation.
 bool blocked_conv_s8_applies(const ConvGeometry& geometry);
@@ -45,6 +38,6 @@ bool blocked_conv_s8_applies(const ConvGeometry& geometry);
 // The kernel body. `operands.filter` and `operands.bias` are not read (the packed and
 // folded tables replace them); input, output and input_tensor are.
 ir::Stmt lower_blocked_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, ConvArithmetic& arithmetic,
-                               const ConvOperands& operands, const BlockedConvConstants& constants);
+                               const ConvOperands& operands, const FoldedConvConstants& constants);
 
 }  // namespace aotc

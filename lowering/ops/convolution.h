@@ -24,6 +24,14 @@
 
 namespace aotc {
 
+// The constant operands a DSP convolution kernel (conv_blocked_s8.h, depthwise_s8.h) folds
+// and packs at compile time.
+struct FoldedConvConstants {
+  const Tensor* filter = nullptr;  // [M, KH, KW, C] (depthwise: [1, KH, KW, C]), int8, zero point 0
+  const Tensor* bias = nullptr;    // [M] int32, or null
+  int32_t input_zero_point = 0;
+};
+
 // Where the channel axis of the activations is: NCHW (ONNX) or NHWC (TFLite).
 enum class ActivationLayout { kChannelsFirst, kChannelsLast };
 

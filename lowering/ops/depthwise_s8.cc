@@ -14,7 +14,7 @@ using ir::Expr;
 class DepthwiseBuilder {
  public:
   DepthwiseBuilder(KernelBuilder& kb, const ConvGeometry& c, ConvArithmetic& a, const ConvOperands& ops,
-                   const DepthwiseConstants& k)
+                   const FoldedConvConstants& k)
       : kb_(kb), c_(c), a_(a), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {
     staged_ = choose_staging(kb_.graph(), ops_.input_tensor, c_) == Staging::kPerChannel;
   }
@@ -155,7 +155,7 @@ class DepthwiseBuilder {
   const ConvGeometry& c_;
   ConvArithmetic& a_;
   const ConvOperands& ops_;
-  const DepthwiseConstants& k_;
+  const FoldedConvConstants& k_;
   const WindowAxis &y_, &x_;
   bool staged_ = false;
   ChannelConstants tables_;
@@ -178,7 +178,7 @@ bool depthwise_s8_applies(const ConvGeometry& c) {
 }
 
 ir::Stmt lower_depthwise_s8(KernelBuilder& kb, const ConvGeometry& geometry, ConvArithmetic& arithmetic,
-                            const ConvOperands& operands, const DepthwiseConstants& constants) {
+                            const ConvOperands& operands, const FoldedConvConstants& constants) {
   return DepthwiseBuilder(kb, geometry, arithmetic, operands, constants).build();
 }
 

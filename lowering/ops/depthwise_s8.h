@@ -24,18 +24,12 @@
 
 namespace aotc {
 
-struct DepthwiseConstants {
-  const Tensor* filter = nullptr;  // [1, KH, KW, C], int8, zero point 0
-  const Tensor* bias = nullptr;    // [C] int32, or null
-  int32_t input_zero_point = 0;
-};
-
 // NHWC, one output channel per input channel, two spatial axes, no dilation, kernels of
 // at most 7 x 7.
 bool depthwise_s8_applies(const ConvGeometry& geometry);
 
 // The kernel body; `operands.filter` and `operands.bias` are not read.
 ir::Stmt lower_depthwise_s8(KernelBuilder& kb, const ConvGeometry& geometry, ConvArithmetic& arithmetic,
-                            const ConvOperands& operands, const DepthwiseConstants& constants);
+                            const ConvOperands& operands, const FoldedConvConstants& constants);
 
 }  // namespace aotc

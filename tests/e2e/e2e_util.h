@@ -101,6 +101,15 @@ inline int compile_strict_c99(const std::string& cc, const std::string& c_file, 
       log);
 }
 
+// The same with arm-none-eabi-gcc and the target's flags that `aotc compile --target` wrote
+// to `cflags_file` (<name>.cflags): the generated C built as firmware builds it.
+inline int cross_compile_strict_c99(const std::string& cflags_file, const std::string& c_file, const std::string& include_dir,
+                                    const std::string& object, std::string* log) {
+  return run_process({"arm-none-eabi-gcc", "@" + cflags_file, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c",
+                      c_file, "-I" + include_dir, "-o", object},
+                     log);
+}
+
 // Writes `source`, a C program that calls the model, to `program`.c and builds it into
 // `program` with the C that `aotc compile` wrote to `model_dir` (model.c, model_constants.c,
 // aotc_runtime.c), as C99 at -O2 with `warnings` (which make warnings errors). Returns the

@@ -248,11 +248,7 @@ TEST_F(ControlFlow, GeneratedCodeIsStrictC99ForCortexM4AndClang) {
     ASSERT_EQ(r.status, 0) << r.output;
     for (const char* file : {"model.c", "model_constants.c"}) {
       std::string log;
-      EXPECT_EQ(run_process({"arm-none-eabi-gcc", "@" + out + "/model.cflags", "-std=c99", "-Wall", "-Wextra", "-Werror",
-                             "-pedantic", "-O2", "-c", out + "/" + file, "-o", out + "/gcc.o"},
-                            &log),
-                0)
-          << log;
+      EXPECT_EQ(cross_compile_strict_c99(out + "/model.cflags", out + "/" + file, out, out + "/gcc.o", &log), 0) << log;
       EXPECT_EQ(compile_strict_c99("clang", out + "/" + file, out, out + "/clang.o", &log), 0) << log;
     }
   }

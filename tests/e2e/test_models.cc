@@ -55,9 +55,7 @@ TEST_P(RealModel, GeneratedCBuildsWithStrictWarnings) {
     // And as firmware is built: arm-none-eabi-gcc with the target's own flags (net.cflags).
     for (const char* file : {"net.c", "net_constants.c", "aotc_runtime.c"}) {
       std::string log;
-      int status = run_process({"arm-none-eabi-gcc", "@" + out + "/net.cflags", "-std=c99", "-Wall", "-Wextra", "-Werror",
-                                "-pedantic", "-O2", "-c", out + "/" + file, "-I" + out, "-o", tmp(std::string(file) + ".arm.o")},
-                               &log);
+      int status = cross_compile_strict_c99(out + "/net.cflags", out + "/" + file, out, tmp(std::string(file) + ".arm.o"), &log);
       EXPECT_EQ(status, 0) << "arm-none-eabi-gcc " << file << ":\n" << log;
     }
   }
