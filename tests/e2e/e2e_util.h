@@ -142,6 +142,15 @@ inline std::string arm_newlib_sysroot() {
   return std::filesystem::canonical(sysroot).string();
 }
 
+// The same with clang for `triple` (thumbv7em-none-eabi, ...), the target's flags from
+// `cflags_file` and arm-none-eabi-gcc's newlib headers.
+inline int clang_cross_compile_strict_c99(const std::string& triple, const std::string& cflags_file, const std::string& c_file,
+                                          const std::string& include_dir, const std::string& object, std::string* log) {
+  return run_process({"clang", "--target=" + triple, "--sysroot=" + arm_newlib_sysroot(), "@" + cflags_file, "-std=c99",
+                      "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", c_file, "-I" + include_dir, "-o", object},
+                     log);
+}
+
 // Writes `source`, a C program that calls the model, to `program`.c and builds it into
 // `program` with the C that `aotc compile` wrote to `model_dir` (model.c, model_constants.c,
 // aotc_runtime.c), as C99 at -O2 with `warnings` (which make warnings errors). Returns the
