@@ -164,7 +164,10 @@ Expr relu6(const Graph& g, const Node& node, Operands in) {
   double six_steps = std::round(static_cast<double>(6.0f / float_scale(g, x)));
   int32_t six = static_cast<int32_t>(std::min<double>(range.max, std::max<double>(range.min, six_steps + zero)));
   Expr v = ir::cast(DataType::Int(32), in[0]);
-  return ir::cast(t, ir::select(v > six, ir::make_int(six), ir::select(v < zero, ir::make_int(zero), v)));
+  // A bound at the end of the type's range clamps nothing; it is left out, as C compilers
+  // warn about a comparison that is always false (-Wtype-limits).
+  Expr clamped_below = zero > range.min ? ir::select(v < zero, ir::make_int(zero), v) : v;
+  return ir::cast(t, six < range.max ? ir::select(v > six, ir::make_int(six), clamped_below) : clamped_below);
 }
 
 Expr relu_n1_to_1(const Graph&, const Node&, Operands in) { return float_clamp(in[0], -1, 1); }

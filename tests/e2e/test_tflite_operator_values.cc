@@ -3,8 +3,8 @@
 // generated C built with -std=c99 -Wall -Wextra -Werror -pedantic) and every output element
 // must equal what TensorFlow Lite Micro's reference kernels compute. That oracle is written
 // out here, independently of aotc, step for step from TFLM's sources: the Prepare functions
-// (logistic_common.cc, tanh.cc, elementwise.cc, prelu_common.cc, squared_difference.cc) for
-// the multipliers, and reference_integer_ops / reference_ops for the arithmetic, with the
+// (logistic_common.cc, tanh.cc, elementwise.cc, prelu_common.cc, squared_difference.cc,
+// activations_common.cc, leaky_relu_common.cc) for the multipliers, and reference_integer_ops / reference_ops for the arithmetic, with the
 // fixed-point primitives of TFLite's common.h and gemmlowp's fixedpoint.h. The inputs cover
 // every int8 value (every pair for binary operators), every int16 value for the int16
 // activations, zero points at both ends of the type, and saturating outputs.
@@ -294,6 +294,88 @@ TEST(TflitePrelu, Int8AndInt16MatchTfliteMicro) {
   check_prelu<int8_t>(kI8, 0.1f, 127, 0.004f, -128, 0.02f, -128);
   check_prelu<int16_t>(kI16, 0.001f, 0, 0.01f, -128, 0.0007f, 0);
   check_prelu<int16_t>(kI16, 0.0002f, 300, 0.02f, 127, 0.001f, -40);
+}
+
+// ---------------------------------------------------------------- RELU, RELU6, LEAKY_RELU (int16)
+
+// One output element of a unary int16 operator for every int16 input, through the C.
+std::vector<int16_t> run_every_int16(tfl::BuiltinOperator code, float sx, float sy, tfl::BuiltinOptions options_type = tfl::BuiltinOptions_NONE,
+                                     TfliteModelBuilder::OptionsFn options = nullptr) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kI16, {256, 256}, sx, 0);
+  int32_t y = b.output("y", kI16, {256, 256}, sy, 0);
+  b.op(code, {x}, {y}, options_type, std::move(options));
+  std::vector<std::string> got = run_model(b, {bytes_of(every_value<int16_t>())}, 1);
+  return got.empty() ? std::vector<int16_t>{} : values_of<int16_t>(got[0]);
+}
+
+// ReluQuantized<int16_t> with CalculateReluOpData (activations_common.cc): x requantized by
+// input / output scale (zero points 0, as TFLite Micro's int16 RELU requires), clamped to
+// [output zero point, int16 max].
+TEST(TfliteQuantizedRelu, Int16ReluRequantizesAndClampsAtZero) {
+  for (auto [sx, sy] : std::vector<std::pair<float, float>>{{0.0009f, 0.0011f}, {0.002f, 0.0005f}}) {
+    std::vector<int16_t> y = run_every_int16(tfl::BuiltinOperator_RELU, sx, sy);
+    ASSERT_EQ(y.size(), 65536u);
+    Multiplier m = quantize(static_cast<double>(sx) / static_cast<double>(sy));
+    for (int32_t x = -32768; x <= 32767; ++x)
+      ASSERT_EQ(y[static_cast<size_t>(x + 32768)], clamp_to(mbqm(x, m.multiplier, m.shift), 0, 32767)) << "x = " << x;
+  }
+}
+
+// Relu6Quantized<int16_t>: the raw value clamped to [zero point, FloatToQuantizedType(6)].
+TEST(TfliteQuantizedRelu, Int16Relu6ClampsTheRawValue) {
+  for (float scale : {0.0003f, 0.0001f}) {  // six = 20000, and beyond int16 (saturated to 32767)
+    std::vector<int16_t> y = run_every_int16(tfl::BuiltinOperator_RELU6, scale, scale);
+    ASSERT_EQ(y.size(), 65536u);
+    int32_t six = clamp_to(static_cast<int32_t>(std::round(6.0f / scale)), -32768, 32767);
+    for (int32_t x = -32768; x <= 32767; ++x) ASSERT_EQ(y[static_cast<size_t>(x + 32768)], clamp_to(x, 0, six)) << "x = " << x;
+  }
+}
+
+// The same on int8 where a bound is the type's end (the zero point at -128, six beyond 127),
+// which the C must not compare against (-Wtype-limits under -Werror).
+TEST(TfliteQuantizedRelu, Int8Relu6WithBoundsAtTheTypesEnds) {
+  for (auto [scale, zero_point] : std::vector<std::pair<float, int32_t>>{{0.03f, -128}, {0.03f, -7}}) {
+    std::vector<int8_t> x = every_value<int8_t>();
+    std::vector<std::string> got =
+        run_model(unary_model(tfl::BuiltinOperator_RELU6, kI8, {256}, scale, zero_point, scale, zero_point), {bytes_of(x)}, 1);
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<int8_t> y = values_of<int8_t>(got[0]);
+    int32_t six = clamp_to(static_cast<int32_t>(std::round(6.0f / scale)) + zero_point, -128, 127);
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], clamp_to(x[i], zero_point, six)) << "x = " << int{x[i]};
+  }
+}
+
+// QuantizeLeakyRelu<int16_t> with CalculateOpDataLeakyRelu (both ratios formed in float).
+TEST(TfliteQuantizedRelu, Int16LeakyReluFollowsTfliteMicro) {
+  const float sx = 0.0009f, sy = 0.0007f, alpha = 0.3f;
+  std::vector<int16_t> y = run_every_int16(tfl::BuiltinOperator_LEAKY_RELU, sx, sy, tfl::BuiltinOptions_LeakyReluOptions,
+                                           [=](FBB& f) { return tfl::CreateLeakyReluOptions(f, alpha).Union(); });
+  ASSERT_EQ(y.size(), 65536u);
+  Multiplier identity = quantize(static_cast<double>(sx / sy)), negative = quantize(static_cast<double>(sx * alpha / sy));
+  for (int32_t x = -32768; x <= 32767; ++x) {
+    Multiplier m = x >= 0 ? identity : negative;
+    ASSERT_EQ(y[static_cast<size_t>(x + 32768)], saturate<int16_t>(mbqm(x, m.multiplier, m.shift))) << "x = " << x;
+  }
+}
+
+// MINIMUM and MAXIMUM (maximum_minimum.cc) compare raw values: every int16 against a row
+// broadcast over it.
+TEST(TfliteInt16MinMax, CompareTheRawValues) {
+  std::vector<int16_t> x = every_value<int16_t>(), row(256);
+  for (size_t i = 0; i < row.size(); ++i) row[i] = static_cast<int16_t>(-32768 + 257 * static_cast<int32_t>(i));
+  for (bool maximum : {false, true}) {
+    TfliteModelBuilder b;
+    int32_t a = b.input("a", kI16, {256, 256}, 0.001f, 0), c = b.input("c", kI16, {256}, 0.001f, 0);
+    int32_t y = b.output("y", kI16, {256, 256}, 0.001f, 0);
+    b.op(maximum ? tfl::BuiltinOperator_MAXIMUM : tfl::BuiltinOperator_MINIMUM, {a, c}, {y});
+    std::vector<std::string> got = run_model(b, {bytes_of(x), bytes_of(row)}, 1);
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<int16_t> v = values_of<int16_t>(got[0]);
+    ASSERT_EQ(v.size(), x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      ASSERT_EQ(v[i], maximum ? std::max(x[i], row[i % 256]) : std::min(x[i], row[i % 256])) << i;
+  }
 }
 
 // ---------------------------------------------------------------- ABS, RSQRT
