@@ -252,6 +252,11 @@ struct LstmSizes {
   bool time_major;
 };
 
+// How gtest (and so ctest) names a case: its fields, not its bytes (which include padding).
+void PrintTo(const LstmSizes& s, std::ostream* os) {
+  *os << s.batches << "x" << s.steps << "x" << s.n_input << "->" << s.n_cell << (s.time_major ? " time-major" : " batch-major");
+}
+
 float tflite_logistic(float x) {
   if (x > 16.619047164916992188f) return 1.0f;
   if (x < -9.0f) return std::exp(x);
