@@ -47,6 +47,8 @@ namespace aotc {
 namespace {
 
 using ir::Expr;
+using tflite::float_scale;
+using tflite::checked_log2;
 using Operands = const std::vector<Expr>&;
 
 const DataType kF32 = DataType::Float32();
@@ -109,8 +111,6 @@ Expr requantized(const Expr& v, const QuantizedMultiplier& m) {
 Expr clamped(const Graph& g, const Node& node, const Expr& v, QuantizedRange range) {
   return ir::cast(g.tensor(node.outputs[0]).dtype, tflite::clamp(v, range));
 }
-
-float float_scale(const Graph& g, TensorId id) { return static_cast<float>(tflite::scale_of(g, id)); }
 
 bool has_quantization(const Graph& g, TensorId id) { return !g.tensor(id).quant.empty(); }
 
@@ -290,15 +290,6 @@ Expr int8_sigmoid_like(const Graph& g, const Node& node, const Expr& x, bool log
 }
 
 // ---------------------------------------------------------------- LOGISTIC, TANH (int16)
-
-// TFLite's CheckedLog2: log2(x) rounded, in float as TFLite computes it; true if x is a
-// power of two to within 1e-3 in log2.
-bool checked_log2(float x, int* log2) {
-  const float x_log2 = std::log(x) * (1.0f / std::log(2.0f));
-  const float rounded = std::round(x_log2);
-  *log2 = static_cast<int>(rounded);
-  return std::abs(x_log2 - rounded) < 1e-3f;
-}
 
 // The rescaling of an int16 input to steps of 1/(3 * 4096) before the table look-up, as
 // TFLite Micro's LOGISTIC and TANH Prepare compute it: a power-of-two input scale of 2^-12

@@ -20,6 +20,7 @@ namespace aotc {
 namespace {
 
 using ir::Expr;
+using tflite::float_scale;
 
 enum class Arithmetic { kAdd, kSub, kMul };
 
@@ -41,8 +42,6 @@ QuantizedMultiplier multiplier_below_one(const Node& node, double real, const st
                          " is not in (0, 1), which TFLite's int8 kernel requires");
   return quantize_multiplier(real);
 }
-
-float float_scale(const Graph& g, TensorId id) { return static_cast<float>(tflite::scale_of(g, id)); }
 
 // TFLite Micro's ADD (add_common.cc) combines the float scales in double precision; its
 // SUB (sub_common.cc) does the same arithmetic in float and widens the results. The two

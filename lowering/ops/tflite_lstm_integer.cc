@@ -37,22 +37,14 @@
 namespace aotc::tflite_lstm {
 namespace {
 
+using tflite::float_scale;
+using tflite::checked_log2;
+
 const DataType kI16 = DataType::Int(16), kI32 = DataType::Int(32);
 const QuantizedRange kInt16Range{-32768, 32767};
 // The scales of the int16 sigmoid's and tanh's input (Q3.12) and output (Q0.15), exact
 // in float as TFLite Micro writes them.
 const float kGateInputScale = 1.0f / 4096, kGateOutputScale = 1.0f / 32768;
-
-float float_scale(const Graph& g, TensorId id) { return static_cast<float>(tflite::scale_of(g, id)); }
-
-// TFLite's CheckedLog2: the nearest power of two of x's log2, and whether x is within
-// 0.1% of a power of two (in log2) by float arithmetic.
-bool checked_log2(float x, int* power) {
-  const float x_log2 = std::log(x) * (1.0f / std::log(2.0f));
-  const float rounded = std::round(x_log2);
-  *power = static_cast<int>(rounded);
-  return std::fabs(x_log2 - rounded) < 1e-3f;
-}
 
 // QuantizeMultiplier(a * b / c), with the products and the quotient in double of the float
 // scales, as CreateGateParams and CreateInterGateMulParams compute them.
