@@ -359,23 +359,34 @@ TEST(TfliteQuantizedRelu, Int16LeakyReluFollowsTfliteMicro) {
   }
 }
 
-// MINIMUM and MAXIMUM (maximum_minimum.cc) compare raw values: every int16 against a row
-// broadcast over it.
-TEST(TfliteInt16MinMax, CompareTheRawValues) {
-  std::vector<int16_t> x = every_value<int16_t>(), row(256);
-  for (size_t i = 0; i < row.size(); ++i) row[i] = static_cast<int16_t>(-32768 + 257 * static_cast<int32_t>(i));
+// MINIMUM and MAXIMUM (maximum_minimum.cc) compare raw values: every int8 or int16 value
+// against a row broadcast over it.
+template <typename T>
+void check_min_max(tfl::TensorType type) {
+  std::vector<T> x = every_value<T>();
+  const int32_t width = sizeof(T) == 1 ? 16 : 256, rows = static_cast<int32_t>(x.size()) / width;
+  std::vector<T> row(static_cast<size_t>(width));
+  for (size_t i = 0; i < row.size(); ++i)
+    row[i] = static_cast<T>(std::numeric_limits<T>::min() + (sizeof(T) == 1 ? 17 : 257) * static_cast<int32_t>(i));
   for (bool maximum : {false, true}) {
     TfliteModelBuilder b;
-    int32_t a = b.input("a", kI16, {256, 256}, 0.001f, 0), c = b.input("c", kI16, {256}, 0.001f, 0);
-    int32_t y = b.output("y", kI16, {256, 256}, 0.001f, 0);
+    int32_t a = b.input("a", type, {rows, width}, 0.001f, 0), c = b.input("c", type, {width}, 0.001f, 0);
+    int32_t y = b.output("y", type, {rows, width}, 0.001f, 0);
     b.op(maximum ? tfl::BuiltinOperator_MAXIMUM : tfl::BuiltinOperator_MINIMUM, {a, c}, {y});
     std::vector<std::string> got = run_model(b, {bytes_of(x), bytes_of(row)}, 1);
     ASSERT_EQ(got.size(), 1u);
-    std::vector<int16_t> v = values_of<int16_t>(got[0]);
+    std::vector<T> v = values_of<T>(got[0]);
     ASSERT_EQ(v.size(), x.size());
-    for (size_t i = 0; i < x.size(); ++i)
-      ASSERT_EQ(v[i], maximum ? std::max(x[i], row[i % 256]) : std::min(x[i], row[i % 256])) << i;
+    for (size_t i = 0; i < x.size(); ++i) {
+      T other = row[i % row.size()];
+      ASSERT_EQ(v[i], maximum ? std::max(x[i], other) : std::min(x[i], other)) << i;
+    }
   }
+}
+
+TEST(TfliteQuantizedMinMax, Int8AndInt16CompareTheRawValues) {
+  check_min_max<int8_t>(kI8);
+  check_min_max<int16_t>(kI16);
 }
 
 // ---------------------------------------------------------------- ABS, RSQRT
