@@ -278,8 +278,8 @@ static int32_t check_command(const command* cmd, const aotc_npu_region* regions,
   status = check_shape(cmd);
   if (status != AOTC_NPU_REF_OK) return status;
   measure(cmd, &e);
-  /* Region sizes are 32-bit: no operand of more bytes can fit. */
-  if (e.record > UINT32_MAX) return AOTC_NPU_REF_ERR_OVERFLOW;
+  /* Region sizes are 32-bit: no operand of more bytes can fit. (One channel record, at
+   * most 12 + 255 * 255 * 65535 + 3 bytes, always does.) */
   for (k = 0; k < OPD_COUNT; ++k) {
     if (e.bytes[k] > UINT32_MAX) return AOTC_NPU_REF_ERR_OVERFLOW;
   }
