@@ -42,15 +42,23 @@ static void add_stream(seed* s, const npu_stream* stream) {
   s->size += stream->size;
 }
 
-/* A region's contents: `bytes` given, then random ones up to `size`. */
+/* Regions' contents: `given` bytes, then random ones up to `size`. */
 static void add_contents(seed* s, const uint8_t* bytes, uint32_t given, uint32_t size) {
   uint32_t i;
   for (i = 0; i < size; ++i) s->bytes[s->size++] = i < given ? bytes[i] : next_byte();
 }
 
-static int write_seed(const char* dir, const char* name, const seed* s) {
+/* A job: the region table, the stream, the first `given` bytes of the regions' contents
+ * (`contents`, then random ones up to `size`); the rest are zeros. Written to dir/name. */
+static int write_seed(const char* dir, const char* name, uint32_t count, const uint32_t* sizes, const uint32_t* flags,
+                      const npu_stream* stream, const uint8_t* contents, uint32_t given, uint32_t size) {
+  static seed seed_buffer;
+  seed* s = &seed_buffer;
   char path[1024];
   FILE* f;
+  begin_seed(s, count, sizes, flags);
+  add_stream(s, stream);
+  add_contents(s, contents, given, size);
   snprintf(path, sizeof path, "%s/%s", dir, name);
   f = fopen(path, "wb");
   if (f == NULL || fwrite(s->bytes, 1, s->size, f) != s->size || fclose(f) != 0) {
@@ -89,14 +97,9 @@ static int layer_seed(const char* dir, const char* name, npu_layer l) {
   const uint32_t params = l.opcode <= AOTC_NPU_REF_OP_FULLY_CONNECTED ? write_records(&l, records) : 16u;
   const uint32_t sizes[3] = {params, l.n * l.h * l.w * l.c, l.n * l.oh * l.ow * l.oc}, flags[3] = {1, 1, 0};
   npu_stream stream;
-  seed s;
-  begin_seed(&s, 3, sizes, flags);
   npu_stream_begin(&stream, 3);
   npu_add_layer(&stream, &l);
-  add_stream(&s, &stream);
-  add_contents(&s, records, params, params);
-  add_contents(&s, NULL, 0, sizes[1]);
-  return write_seed(dir, name, &s);
+  return write_seed(dir, name, 3, sizes, flags, &stream, records, params, params + sizes[1]);
 }
 
 static npu_elementwise elementwise(uint32_t opcode, uint32_t out_region) {
@@ -114,13 +117,9 @@ static npu_elementwise elementwise(uint32_t opcode, uint32_t out_region) {
 static int elementwise_seed(const char* dir, const char* name, npu_elementwise e) {
   const uint32_t sizes[3] = {24, 24, 24}, flags[3] = {0, 0, 0};
   npu_stream stream;
-  seed s;
-  begin_seed(&s, 3, sizes, flags);
   npu_stream_begin(&stream, 3);
   npu_add_elementwise(&stream, &e);
-  add_stream(&s, &stream);
-  add_contents(&s, NULL, 0, 48);
-  return write_seed(dir, name, &s);
+  return write_seed(dir, name, 3, sizes, flags, &stream, NULL, 0, 48);
 }
 
 /* conv 3x3 [1,6,6,2] -> scratch@0 [1,6,6,4]; max pool 2x2 /2 -> scratch@144 [1,3,3,4];
@@ -134,7 +133,6 @@ static int multi_seed(const char* dir) {
   npu_elementwise add = elementwise(AOTC_NPU_REF_OP_ADD, 2), mul = elementwise(AOTC_NPU_REF_OP_MUL, 3);
   uint32_t params, sizes[4] = {0, 72, 256, 5}, flags[4] = {1, 0, 0, 0};
   npu_stream stream;
-  seed s;
   conv.output.offset = 0;
   pool.input.region = 2, pool.output.offset = 144;
   fc.h = fc.w = fc.oh = fc.ow = 1, fc.input.region = 2, fc.input.offset = 144, fc.output.offset = 192;
@@ -144,17 +142,13 @@ static int multi_seed(const char* dir) {
   add.input1.region = 2, add.input1.offset = 192, add.output = add.input1;
   mul.input1 = mul.input2 = add.output;
   sizes[0] = params;
-  begin_seed(&s, 4, sizes, flags);
   npu_stream_begin(&stream, 4);
   npu_add_layer(&stream, &conv);
   npu_add_layer(&stream, &pool);
   npu_add_layer(&stream, &fc);
   npu_add_elementwise(&stream, &add);
   npu_add_elementwise(&stream, &mul);
-  add_stream(&s, &stream);
-  add_contents(&s, records, params, params);
-  add_contents(&s, NULL, 0, sizes[1]);
-  return write_seed(dir, "multi_command", &s);
+  return write_seed(dir, "multi_command", 4, sizes, flags, &stream, records, params, params + sizes[1]);
 }
 
 int main(int argc, char** argv) {

@@ -78,17 +78,29 @@ static inline size_t npu_stream_add(npu_stream* s, uint32_t opcode, const uint32
   return at;
 }
 
+/* Words 1 to 8, the input, its shape and the output, are the same in the convolutions'
+ * and the pools' layouts. */
+typedef char npu_check_shared_words[(int)AOTC_NPU_REF_F_POOL_INPUT_REGION == (int)AOTC_NPU_REF_F_CONV_INPUT_REGION &&
+                                            (int)AOTC_NPU_REF_F_POOL_INPUT_C == (int)AOTC_NPU_REF_F_CONV_INPUT_C &&
+                                            (int)AOTC_NPU_REF_F_POOL_OUTPUT_OFFSET ==
+                                                (int)AOTC_NPU_REF_F_CONV_OUTPUT_OFFSET
+                                        ? 1
+                                        : -1];
+static inline void npu_put_input_output(uint32_t* w, const npu_layer* l) {
+  w[AOTC_NPU_REF_F_CONV_INPUT_REGION] = l->input.region;
+  w[AOTC_NPU_REF_F_CONV_INPUT_OFFSET] = l->input.offset;
+  w[AOTC_NPU_REF_F_CONV_INPUT_N] = l->n;
+  w[AOTC_NPU_REF_F_CONV_INPUT_H] = l->h;
+  w[AOTC_NPU_REF_F_CONV_INPUT_W] = l->w;
+  w[AOTC_NPU_REF_F_CONV_INPUT_C] = l->c;
+  w[AOTC_NPU_REF_F_CONV_OUTPUT_REGION] = l->output.region;
+  w[AOTC_NPU_REF_F_CONV_OUTPUT_OFFSET] = l->output.offset;
+}
+
 static inline size_t npu_add_layer(npu_stream* s, const npu_layer* l) {
   uint32_t w[AOTC_NPU_REF_CONV_WORDS] = {0};
   if (l->opcode == AOTC_NPU_REF_OP_CONV2D || l->opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D) {
-    w[AOTC_NPU_REF_F_CONV_INPUT_REGION] = l->input.region;
-    w[AOTC_NPU_REF_F_CONV_INPUT_OFFSET] = l->input.offset;
-    w[AOTC_NPU_REF_F_CONV_INPUT_N] = l->n;
-    w[AOTC_NPU_REF_F_CONV_INPUT_H] = l->h;
-    w[AOTC_NPU_REF_F_CONV_INPUT_W] = l->w;
-    w[AOTC_NPU_REF_F_CONV_INPUT_C] = l->c;
-    w[AOTC_NPU_REF_F_CONV_OUTPUT_REGION] = l->output.region;
-    w[AOTC_NPU_REF_F_CONV_OUTPUT_OFFSET] = l->output.offset;
+    npu_put_input_output(w, l);
     w[AOTC_NPU_REF_F_CONV_OUTPUT_N] = l->n;
     w[AOTC_NPU_REF_F_CONV_OUTPUT_H] = l->oh;
     w[AOTC_NPU_REF_F_CONV_OUTPUT_W] = l->ow;
@@ -125,14 +137,7 @@ static inline size_t npu_add_layer(npu_stream* s, const npu_layer* l) {
     w[AOTC_NPU_REF_F_FC_ACT_MAX] = (uint32_t)l->act_max;
     return npu_stream_add(s, l->opcode, w, AOTC_NPU_REF_FC_WORDS);
   }
-  w[AOTC_NPU_REF_F_POOL_INPUT_REGION] = l->input.region;
-  w[AOTC_NPU_REF_F_POOL_INPUT_OFFSET] = l->input.offset;
-  w[AOTC_NPU_REF_F_POOL_INPUT_N] = l->n;
-  w[AOTC_NPU_REF_F_POOL_INPUT_H] = l->h;
-  w[AOTC_NPU_REF_F_POOL_INPUT_W] = l->w;
-  w[AOTC_NPU_REF_F_POOL_INPUT_C] = l->c;
-  w[AOTC_NPU_REF_F_POOL_OUTPUT_REGION] = l->output.region;
-  w[AOTC_NPU_REF_F_POOL_OUTPUT_OFFSET] = l->output.offset;
+  npu_put_input_output(w, l);
   w[AOTC_NPU_REF_F_POOL_OUTPUT_H] = l->oh;
   w[AOTC_NPU_REF_F_POOL_OUTPUT_W] = l->ow;
   w[AOTC_NPU_REF_F_POOL_KERNEL_H] = l->kh;

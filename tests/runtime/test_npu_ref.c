@@ -72,6 +72,13 @@ static size_t nhwc(const npu_layer* l, uint32_t b, int32_t y, int32_t x, uint32_
   return (((size_t)b * l->h + (size_t)y) * l->w + (size_t)x) * l->c + c;
 }
 
+/* The input position of filter tap (fy, fx) at output (oy, ox); 0 where it is padding. */
+static int tap(const npu_layer* l, uint32_t oy, uint32_t ox, uint32_t fy, uint32_t fx, int32_t* in_y, int32_t* in_x) {
+  *in_y = (int32_t)(oy * l->sh) - (int32_t)l->pad_top + (int32_t)(l->dh * fy);
+  *in_x = (int32_t)(ox * l->sw) - (int32_t)l->pad_left + (int32_t)(l->dw * fx);
+  return inside(*in_y, *in_x, l);
+}
+
 /* ConvPerChannel; filter [OC][KH][KW][C]. */
 static void ref_conv(const npu_layer* l, const int8_t* input, const int8_t* filter, const channel_params* p,
                      int8_t* output) {
@@ -83,9 +90,8 @@ static void ref_conv(const npu_layer* l, const int8_t* input, const int8_t* filt
           int64_t acc = 0;
           for (fy = 0; fy < l->kh; ++fy)
             for (fx = 0; fx < l->kw; ++fx) {
-              int32_t in_y = (int32_t)(oy * l->sh) - (int32_t)l->pad_top + (int32_t)(l->dh * fy);
-              int32_t in_x = (int32_t)(ox * l->sw) - (int32_t)l->pad_left + (int32_t)(l->dw * fx);
-              if (!inside(in_y, in_x, l)) continue;
+              int32_t in_y, in_x;
+              if (!tap(l, oy, ox, fy, fx, &in_y, &in_x)) continue;
               for (ic = 0; ic < l->c; ++ic) {
                 int32_t filter_val = filter[((oc * l->kh + fy) * l->kw + fx) * l->c + ic];
                 acc += filter_val * (input[nhwc(l, b, in_y, in_x, ic)] + l->input_offset);
@@ -109,9 +115,8 @@ static void ref_depthwise(const npu_layer* l, const int8_t* input, const int8_t*
             int64_t acc = 0;
             for (fy = 0; fy < l->kh; ++fy)
               for (fx = 0; fx < l->kw; ++fx) {
-                int32_t in_y = (int32_t)(oy * l->sh) - (int32_t)l->pad_top + (int32_t)(l->dh * fy);
-                int32_t in_x = (int32_t)(ox * l->sw) - (int32_t)l->pad_left + (int32_t)(l->dw * fx);
-                if (!inside(in_y, in_x, l)) continue;
+                int32_t in_y, in_x;
+                if (!tap(l, oy, ox, fy, fx, &in_y, &in_x)) continue;
                 acc += filter[(fy * l->kw + fx) * l->oc + oc] * (input[nhwc(l, b, in_y, in_x, ic)] + l->input_offset);
               }
             output[((b * l->oh + oy) * l->ow + ox) * l->oc + oc] = ref_conv_output(l, p, oc, acc);
