@@ -23,7 +23,8 @@
  *   header word 3  number of commands
  *   header word 4  number of regions the stream addresses (the table must have exactly
  *                  this many)
- *   header word 5  0 (reserved)
+ *   header word 5  0 (reserved: a later version may use it; a driver rejects another
+ *                  value as AOTC_NPU_REF_ERR_VERSION)
  *
  * Each command starts with one word, opcode | word_count << 16, where word_count is the
  * number of words of the command, this one included; in version 1 it is fixed per opcode
@@ -82,16 +83,17 @@
  *     exactly, each with a known opcode and its word count;
  *   - every region index is below the table's size; every region of nonzero size has a
  *     non-null base aligned to AOTC_NPU_REF_ALIGNMENT;
- *   - every dimension is at least 1 and at most AOTC_NPU_REF_MAX_DIM; kernel sizes,
- *     strides and dilations are at least 1 and at most AOTC_NPU_REF_MAX_WINDOW, paddings
- *     at most AOTC_NPU_REF_MAX_WINDOW; element counts and byte sizes computed without
- *     overflow;
+ *   - every dimension is at least 1 and at most AOTC_NPU_REF_MAX_DIM (ADD's and MUL's
+ *     count is an element count, not a dimension: at least 1, bounded by its regions);
+ *     kernel sizes, strides and dilations are at least 1 and at most
+ *     AOTC_NPU_REF_MAX_WINDOW, paddings at most AOTC_NPU_REF_MAX_WINDOW; every operand's
+ *     byte size fits in 32 bits, as region sizes do (else AOTC_NPU_REF_ERR_OVERFLOW);
  *   - shapes agree (conv: same N; depthwise: OC a multiple of C; pooling: same N and C;
  *     every pooling window overlaps the input);
  *   - every operand's bytes lie inside its region; outputs are not in read-only regions;
- *   - an output does not overlap any operand the command reads, except that ADD and MUL
- *     may write exactly over an input (the same offset and size: element i is read before
- *     it is written);
+ *   - an output does not overlap any operand the command reads, in memory (two entries
+ *     of the table may describe the same bytes), except that ADD and MUL may write exactly
+ *     over an input (the same address and size: element i is read before it is written);
  *   - parameters are in range: act_min <= act_max, both in [-128, 127]; input offsets in
  *     [-256, 256]; output offsets in [-256, 256]; shifts in [-31, 31] (also those of the
  *     channel records); ADD's left_shift in [0, 22]; multipliers are not negative (also
@@ -255,7 +257,7 @@ enum aotc_npu_ref_status {
   AOTC_NPU_REF_OK = 0,
   AOTC_NPU_REF_ERR_NULL = -1,          /* a null stream, or a null table with regions */
   AOTC_NPU_REF_ERR_MAGIC = -2,         /* not a reference-NPU stream */
-  AOTC_NPU_REF_ERR_VERSION = -3,       /* another major version, or a newer minor one */
+  AOTC_NPU_REF_ERR_VERSION = -3,       /* another major version, a newer minor one, or a reserved word set */
   AOTC_NPU_REF_ERR_SIZE = -4,          /* size not a multiple of 4, shorter than the header, or not the header's */
   AOTC_NPU_REF_ERR_TRUNCATED = -5,     /* a command runs past the end, or fewer commands than the header says */
   AOTC_NPU_REF_ERR_TRAILING = -6,      /* words after the last command */
