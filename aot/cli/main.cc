@@ -153,6 +153,7 @@ void print_target_summary(const Target& t, std::ostream& os) {
      << "  triple    " << triple_text(t) << "\n"
      << "  features  " << joined(feature_names(t), false, "(none)") << "\n"
      << "  cflags    " << joined(t.cflags, true, "(none)") << "\n";
+  if (t.npu) os << "  npu       " << t.npu->backend << "\n";
 }
 
 // Everything the target file says, after `base` and the file's own keys are combined.
@@ -174,6 +175,19 @@ void print_target_details(const Target& t, std::ostream& os) {
                           << (t.max_stack_alloca_size == 0 ? " (every scratch buffer in the workspace)" : "") << "\n";
   row("workspace alignment") << t.workspace_alignment << " bytes\n";
   row("constant alignment") << t.constant_alignment << " bytes\n";
+  if (t.npu) {
+    const NpuFacts& n = *t.npu;
+    row("npu") << "backend " << n.backend << ", buffers aligned to " << n.alignment << " bytes"
+               << (n.section.empty() ? "" : ", streams and weights in section " + n.section) << "\n";
+    if (!n.operators.empty()) {
+      row("") << "runs " << joined(n.operators, false, "") << "\n";
+      row("") << "kernels up to " << n.max_kernel << ", strides up to " << n.max_stride << ", dilations up to "
+              << n.max_dilation << "\n";
+      row("") << n.macs_per_cycle << " MACs and " << n.bytes_per_cycle << " bytes per cycle, " << n.command_cycles
+              << " cycles per command (for the estimate)\n";
+    }
+    row("") << "reaches pools " << joined(n.pools, false, "(all)") << "\n";
+  }
   first = true;
   for (const PoolConfig& p : t.pools) {
     row(first ? "pools" : "") << p.name << " " << size_text(p.size_bytes)

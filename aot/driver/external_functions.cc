@@ -129,7 +129,10 @@ void compile_external(CompiledModel& m, const std::string& artifacts_dir) {
       std::string backend_name = node.attr_string(kExternalBackendAttr, "");
       const ExternalBackend* backend = find_external_backend(backend_name);
       if (!backend) node_error(node, "no external backend '" + backend_name + "'");
-      if (!m.target.npu) node_error(node, "runs on an NPU, but target '" + m.target.name + "' has none ([npu] table)");
+      if (!m.target.npu || m.target.npu->backend != backend_name)
+        node_error(node, "runs on an NPU of backend '" + backend_name + "', but target '" + m.target.name + "' has " +
+                             (m.target.npu ? "backend '" + m.target.npu->backend + "'" : std::string("no NPU ([npu] table)")) +
+                             (backend_name == "ethos-u" ? "; compile for an Ethos-U target, e.g. --target cortex-m55-ethos-u55" : ""));
       f = backend->compile(m.graph, node, *m.target.npu);
     }
     for (const Artifact& a : f.artifacts)

@@ -82,8 +82,12 @@ std::string offload_text(const CompiledModel& m) {
   std::ostringstream os;
   char share[32];
   std::snprintf(share, sizeof share, "%.1f%%", 100.0 * s.mac_fraction());
-  os << "\n  NPU (" << s.backend << "): " << share << " of the model's " << with_commas(s.npu_macs + s.cpu_macs)
-     << " multiply-accumulates, about " << with_commas(s.estimated_cycles) << " NPU cycles\n";
+  os << "\n  NPU (" << s.backend << "): ";
+  if (s.npu_macs + s.cpu_macs > 0)
+    os << share << " of the model's " << with_commas(s.npu_macs + s.cpu_macs) << " multiply-accumulates, about "
+       << with_commas(s.estimated_cycles) << " NPU cycles\n";
+  else
+    os << "its multiply-accumulates and cycles are not known (compiled by another tool)\n";
   for (const OffloadedFunction& f : s.functions) {
     os << "    " << f.name << " (" << f.c_function << "): " << f.nodes.size() << " nodes, " << with_commas(f.macs)
        << " MACs, about " << with_commas(f.estimated_cycles) << " cycles, scratch " << with_commas(f.scratch_bytes) << " B\n";

@@ -11,7 +11,7 @@
 namespace aotc::e2e {
 namespace {
 
-const char* const kInt8Models[] = {"kws_ref_model", "vww_96_int8", "pretrainedResnet_quant", "ad01_int8"};
+const std::vector<std::string> kInt8Models = {"kws_ref_model", "vww_96_int8", "pretrainedResnet_quant", "ad01_int8"};
 
 std::string mlperf(const std::string& name) { return shared_path("models/mlperf-tiny/" + name + ".tflite"); }
 
@@ -66,8 +66,8 @@ TEST_F(Npu, ExcludedOperatorSplitsTheGraphAndStaysBitExact) {
   bool pool_on_cpu = false;
   for (const auto& c : offload["cpu_nodes"]) pool_on_cpu |= c["node"].get<std::string>().find("AVERAGE_POOL_2D") != std::string::npos;
   EXPECT_TRUE(pool_on_cpu) << offload.dump(2);
-  EXPECT_LT(offload["mac_fraction"].get<double>(), 1.0);
-  EXPECT_GT(offload["mac_fraction"].get<double>(), 0.95);
+  // Pooling has no multiply-accumulates: the NPU still does all of them.
+  EXPECT_EQ(offload["mac_fraction"].get<double>(), 1.0);
   expect_reference_outputs(mlperf("kws_ref_model"), shared_path("models/mlperf-tiny/reference/kws_ref_model/"), false,
                            dir_->path(), {"--target-config", target});
 }
