@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <set>
 
 #include "aot/graph/op_registry.h"
 
@@ -116,15 +117,48 @@ uint64_t allowed_pools(const std::vector<PoolConfig>& pools, const std::string& 
   return named | open;
 }
 
+// Bit p set for the pools the target's NPU reaches: those its [npu] table names (all when
+// it names none). An error when none of the model's pools is one of them.
+uint64_t device_pools(const CompiledModel& m) {
+  const std::vector<std::string>& reached = m.target.npu->pools;
+  uint64_t mask = 0;
+  for (size_t p = 0; p < m.pools.size() && p < 64; ++p)
+    if (reached.empty() || std::count(reached.begin(), reached.end(), m.pools[p].name)) mask |= uint64_t{1} << p;
+  if (mask == 0) {
+    std::string names;
+    for (const std::string& n : reached) names += (names.empty() ? "" : ", ") + n;
+    throw CompileError("the NPU of target '" + m.target.name + "' reaches only the pools " + names +
+                       ", and the model has none of them (" + pool_list(m.pools) + ")");
+  }
+  return mask;
+}
+
 Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storage) {
   std::vector<LiveRange> ranges = arena_and_scratch_ranges(m, storage);
+  // What a device step touches, and its scratch, must be where the device reaches.
+  std::set<TensorId> on_device;
+  for (const Step& k : m.steps)
+    if (k.on_device)
+      for (TensorId arg : k.args) on_device.insert(storage.at(arg).tensor);
+  const uint64_t reached = on_device.empty() ? ~uint64_t{0} : device_pools(m);
   size_t index = 0;
   for (auto& [root, range] : arena_ranges(m, storage)) {
-    ranges[index].allowed_pools = allowed_pools(m.pools, m.graph.tensor(root).name);
-    if (ranges[index++].allowed_pools == 0)
-      throw CompileError("tensor '" + m.graph.tensor(root).name +
-                         "' matches no pool's 'tensors' pattern, and every pool has one (" + pool_list(m.pools) + ")");
+    const std::string& name = m.graph.tensor(root).name;
+    ranges[index].allowed_pools = allowed_pools(m.pools, name);
+    if (ranges[index].allowed_pools == 0)
+      throw CompileError("tensor '" + name + "' matches no pool's 'tensors' pattern, and every pool has one (" +
+                         pool_list(m.pools) + ")");
+    if (on_device.count(root)) {
+      ranges[index].allowed_pools &= reached;
+      if (ranges[index].allowed_pools == 0)
+        throw CompileError("tensor '" + name + "' is read or written by the NPU, but no pool it may go to (by the pools' " +
+                           "'tensors' patterns) is one the NPU reaches");
+    }
+    ++index;
   }
+  for (const Step& k : m.steps)
+    if (k.memory.workspace_bytes > 0 && k.on_device) ranges[index++].allowed_pools = reached;
+    else if (k.memory.workspace_bytes > 0) ++index;
   std::vector<int64_t> capacities;
   for (auto& p : m.pools) capacities.push_back(p.size_bytes);
   Placement placement;

@@ -50,6 +50,19 @@ ir::Expr clamp(ir::Expr x, const QuantizedRange& range);
 std::vector<QuantizedMultiplier> channel_multipliers(const Graph& g, TensorId input, TensorId filter, TensorId output,
                                                      int64_t channels);
 
+// ADD and SUB scale each zero-point-corrected input by 2^20 before rescaling, so that
+// the rescaled inputs keep 20 bits of precision below the output's unit.
+constexpr int kAddSubLeftShift = 20;
+
+// The three rescalings of an int8 ADD or SUB (TFLite's ArithmeticParams), computed as
+// TFLite Micro's Prepare computes them; node_error when a factor is outside (0, 1).
+struct AddSubMultipliers {
+  QuantizedMultiplier input1, input2, output;
+};
+AddSubMultipliers add_sub_multipliers(const Graph& g, const Node& node, bool subtract);
+// The rescaling of an int8 MUL: input1_scale * input2_scale / output_scale.
+QuantizedMultiplier mul_multiplier(const Graph& g, const Node& node);
+
 // A TFLite operator that is an operator with ONNX semantics once its compile-time operands
 // are known (TRANSPOSE is Transpose with the perm tensor's values...): `translate` builds
 // that operator's node from the TFLite node, on the same tensors, with the operands in the
