@@ -435,12 +435,13 @@ class TargetReader {
     };
     for (const std::string& pool : npu.pools) {
       bool known = std::any_of(target.pools.begin(), target.pools.end(), [&](const PoolConfig& p) { return p.name == pool; });
-      if (!known) throw CompileError(line("npu.pools") + "the NPU's pool '" + pool + "' is not one of the target's pools");
+      if (!known)
+        throw CompileError(line("npu.pools") + "pool '" + pool + "' is not one of the target's pools, for 'npu.pools'");
     }
     if (npu.alignment > target.workspace_alignment)
       throw CompileError(line("npu.alignment") + "the NPU's alignment " + std::to_string(npu.alignment) +
                          " is larger than the workspace alignment " + std::to_string(target.workspace_alignment) +
-                         " its buffers are planned at: raise 'workspace_alignment'");
+                         " its buffers are planned at (raise 'workspace_alignment'), for 'npu.alignment'");
   }
 
   std::vector<PoolConfig> read_pools(const toml::node& value) {

@@ -173,8 +173,12 @@ Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storag
 
 // Lets kernel `step` write its output over `input`: the output's storage becomes the
 // input's. Only when both are arena tensors of the same layout, the input is read for
-// the last time at this step and the output is first written here.
-bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, TensorId input) {
+// the last time at this step and the output is first written here. `ranges`, when given,
+// are the arena's live ranges for `storage` (arena_ranges), which the merge keeps up to
+// date: the merged root lives from the input's first step to the output's last (without
+// loops, where nothing stretches them).
+bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, TensorId input,
+                    std::map<TensorId, LiveRange>* kept_ranges = nullptr) {
   const Graph& g = m.graph;
   const Step& k = m.steps[step];
   if (!storage.count(input)) return false;  // a constant the kernel holds itself
@@ -183,13 +187,48 @@ bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, Te
   if (out.kind != Storage::Kind::kArena || src.kind != Storage::Kind::kArena || src.tensor == out.tensor) return false;
   if (g.tensor(input).shape != g.tensor(k.in_place_output).shape || g.tensor(input).dtype != g.tensor(k.in_place_output).dtype)
     return false;
-  auto ranges = arena_ranges(m, storage);
+  std::map<TensorId, LiveRange> computed;
+  if (!kept_ranges) computed = arena_ranges(m, storage);
+  std::map<TensorId, LiveRange>& ranges = kept_ranges ? *kept_ranges : computed;
   if (ranges.at(src.tensor).last != static_cast<int>(step) || ranges.at(out.tensor).first != static_cast<int>(step))
     return false;
   TensorId from = out.tensor, to = src.tensor;
   for (auto& [id, s] : storage)
     if (s.kind == Storage::Kind::kArena && s.tensor == from) s.tensor = to;
+  ranges.at(to).last = ranges.at(from).last;
+  ranges.erase(from);
   return true;
+}
+
+// The in-place merges to take: first all of them at once. A merge never raises the plan's
+// lower bound (the two tensors were live together only at the step that merges them), so
+// when that plan meets its bound nothing is better, and one plan was enough. Otherwise
+// each merge on its own, kept only if the plan does not grow: a plan per candidate, which
+// only small models (and those with loops, whose live ranges stretch) can afford.
+StorageMap merged_in_place(const CompiledModel& m, const StorageMap& storage) {
+  const bool loops = std::any_of(m.steps.begin(), m.steps.end(), [](const Step& k) { return k.kind == Step::Kind::kLoop; });
+  size_t candidates = 0;
+  for (const Step& k : m.steps) candidates += k.in_place_inputs.size();
+  StorageMap best = storage;
+  Placement best_plan = place_arena(m, best);
+  if (!loops) {
+    StorageMap all = storage;
+    std::map<TensorId, LiveRange> ranges = arena_ranges(m, all);
+    for (size_t step = 0; step < m.steps.size(); ++step)
+      for (TensorId in : m.steps[step].in_place_inputs) merge_in_place(m, all, step, in, &ranges);
+    Placement p = place_arena(m, all);
+    if (p.total_bytes <= best_plan.total_bytes && (p.total_bytes <= p.lower_bound || candidates > 200)) return all;
+    if (candidates > 200) return best;
+  }
+  for (size_t step = 0; step < m.steps.size(); ++step) {
+    for (TensorId in : m.steps[step].in_place_inputs) {
+      StorageMap trial = best;
+      if (!merge_in_place(m, trial, step, in)) continue;
+      Placement p = place_arena(m, trial);
+      if (p.total_bytes <= best_plan.total_bytes) best = std::move(trial), best_plan = p;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -260,18 +299,7 @@ void plan_storage(CompiledModel& m) {
       m.copies.push_back({root_storage(root), out});
   }
 
-  // In-place merges, each kept only if the plan does not grow.
-  StorageMap best = m.storage;
-  Placement best_plan = place_arena(m, best);
-  for (size_t step = 0; step < m.steps.size() && m.in_place; ++step) {
-    for (TensorId in : m.steps[step].in_place_inputs) {
-      StorageMap trial = best;
-      if (!merge_in_place(m, trial, step, in)) continue;
-      Placement p = place_arena(m, trial);
-      if (p.total_bytes <= best_plan.total_bytes) best = std::move(trial), best_plan = p;
-    }
-  }
-  m.storage = std::move(best);
+  if (m.in_place) m.storage = merged_in_place(m, m.storage);
   m.arena = place_in_target_pools(m, m.storage);
   // The placement lists the arena roots in arena_ranges' order, then the kernels' scratch.
   std::map<TensorId, size_t> index_of_root;

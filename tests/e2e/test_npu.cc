@@ -44,18 +44,24 @@ INSTANTIATE_TEST_SUITE_P(Int8Models, NpuRef, ::testing::ValuesIn(kInt8Models), [
 class Npu : public TempDirTest<> {
  protected:
   Npu() : TempDirTest("aotc-npu") {}
+
+  // Writes `toml` as the target file `file` (in the test's directory) and compiles `model`
+  // for it into `out`.
+  Result compile_for(const std::string& file, const std::string& toml, const std::string& model, const std::string& out) {
+    write_text(tmp(file), toml);
+    return run({"compile", model, "-o", tmp(out), "--target-config", tmp(file)});
+  }
 };
 
 // A target whose NPU does not run average pooling: kws's AVERAGE_POOL_2D stays on the CPU
 // (with the reason), which cuts the NPU part in two, and the output is still TFLite
 // Micro's, byte for byte.
 TEST_F(Npu, ExcludedOperatorSplitsTheGraphAndStaysBitExact) {
-  std::string target = tmp("no_pool.toml");
-  write_text(target,
-             "base = \"npu-ref\"\nname = \"npu-ref-no-avgpool\"\n[npu]\nbackend = \"npu-ref\"\n"
-             "operators = [\"CONV_2D\", \"DEPTHWISE_CONV_2D\", \"FULLY_CONNECTED\", \"MAX_POOL_2D\", \"ADD\", \"MUL\", "
-             "\"RESHAPE\"]\nmax_kernel = 64\nmax_stride = 64\npools = [\"sram\"]\n");
-  Result r = run({"compile", mlperf("kws_ref_model"), "-o", tmp("out"), "--target-config", target});
+  Result r = compile_for("no_pool.toml",
+                         "base = \"npu-ref\"\nname = \"npu-ref-no-avgpool\"\n[npu]\nbackend = \"npu-ref\"\n"
+                         "operators = [\"CONV_2D\", \"DEPTHWISE_CONV_2D\", \"FULLY_CONNECTED\", \"MAX_POOL_2D\", \"ADD\", "
+                         "\"MUL\", \"RESHAPE\"]\nmax_kernel = 64\nmax_stride = 64\npools = [\"sram\"]\n",
+                         mlperf("kws_ref_model"), "out");
   ASSERT_EQ(r.status, 0) << r.output;
   nlohmann::json meta = metadata(tmp("out"));
   nlohmann::json offload = meta["offload"];
@@ -69,7 +75,7 @@ TEST_F(Npu, ExcludedOperatorSplitsTheGraphAndStaysBitExact) {
   // Pooling has no multiply-accumulates: the NPU still does all of them.
   EXPECT_EQ(offload["mac_fraction"].get<double>(), 1.0);
   expect_reference_outputs(mlperf("kws_ref_model"), shared_path("models/mlperf-tiny/reference/kws_ref_model/"), false,
-                           dir_->path(), {"--target-config", target});
+                           dir_->path(), {"--target-config", tmp("no_pool.toml")});
 }
 
 // The NPU cannot see the CPU's stack: its scratch is workspace memory even where 16 bytes
@@ -85,9 +91,8 @@ TEST_F(Npu, SixteenByteNpuScratchStaysOffTheStack) {
   std::vector<uint8_t> bytes = b.build();
   std::string model = tmp("adds.tflite");
   std::ofstream(model, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  std::string target = tmp("host_npu.toml");
-  write_text(target, "base = \"host\"\nname = \"host-npu\"\n[npu]\nbackend = \"npu-ref\"\noperators = [\"ADD\"]\n");
-  Result r = run({"compile", model, "-o", tmp("out"), "--target-config", target, "--print-after=lower_builtin"});
+  write_text(tmp("host_npu.toml"), "base = \"host\"\nname = \"host-npu\"\n[npu]\nbackend = \"npu-ref\"\noperators = [\"ADD\"]\n");
+  Result r = run({"compile", model, "-o", tmp("out"), "--target-config", tmp("host_npu.toml"), "--print-after=lower_builtin"});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("let scratch0: uint8* = aotc_workspace_alloc(16)"), std::string::npos) << r.output;
   std::string c = read_bytes(tmp("out/model.c"));
@@ -134,12 +139,11 @@ TEST_F(Npu, ArtifactsRoundTripThroughDiskToIdenticalC) {
 // The NPU reaches only the pools its [npu] table names: every tensor an NPU part reads or
 // writes, and its scratch, go there even when another pool comes first.
 TEST_F(Npu, NpuBuffersOnlyInPoolsTheNpuReaches) {
-  std::string target = tmp("two_pools.toml");
-  write_text(target,
-             "base = \"npu-ref\"\nname = \"npu-two-pools\"\n[[pool]]\nname = \"dtcm\"\nsize = \"64K\"\n"
-             "[[pool]]\nname = \"sram\"\nsize = \"128K\"\n[npu]\nbackend = \"npu-ref\"\n"
-             "operators = [\"CONV_2D\", \"DEPTHWISE_CONV_2D\"]\npools = [\"sram\"]\n");
-  Result r = run({"compile", mlperf("kws_ref_model"), "-o", tmp("out"), "--target-config", target});
+  Result r = compile_for("two_pools.toml",
+                         "base = \"npu-ref\"\nname = \"npu-two-pools\"\n[[pool]]\nname = \"dtcm\"\nsize = \"64K\"\n"
+                         "[[pool]]\nname = \"sram\"\nsize = \"128K\"\n[npu]\nbackend = \"npu-ref\"\n"
+                         "operators = [\"CONV_2D\", \"DEPTHWISE_CONV_2D\"]\npools = [\"sram\"]\n",
+                         mlperf("kws_ref_model"), "out");
   ASSERT_EQ(r.status, 0) << r.output;
   nlohmann::json meta = metadata(tmp("out"));
   std::set<int64_t> npu_steps;
@@ -157,10 +161,11 @@ TEST_F(Npu, NpuBuffersOnlyInPoolsTheNpuReaches) {
   for (const auto& k : meta["kernels"])
     if (k["device"] == "npu-ref" && k["scratch_bytes"].get<int64_t>() > 0) EXPECT_EQ(k["scratch_pool"], "sram") << k.dump();
   // An NPU pool too small for the NPU's buffers: a clear error, nothing written.
-  write_text(target, "base = \"npu-ref\"\nname = \"npu-small\"\n[[pool]]\nname = \"dtcm\"\nsize = \"64K\"\n"
-                     "[[pool]]\nname = \"sram\"\nsize = \"1K\"\n[npu]\nbackend = \"npu-ref\"\n"
-                     "operators = [\"CONV_2D\"]\npools = [\"sram\"]\n");
-  r = run({"compile", mlperf("kws_ref_model"), "-o", tmp("small"), "--target-config", target});
+  r = compile_for("small.toml",
+                  "base = \"npu-ref\"\nname = \"npu-small\"\n[[pool]]\nname = \"dtcm\"\nsize = \"64K\"\n"
+                  "[[pool]]\nname = \"sram\"\nsize = \"1K\"\n[npu]\nbackend = \"npu-ref\"\n"
+                  "operators = [\"CONV_2D\"]\npools = [\"sram\"]\n",
+                  mlperf("kws_ref_model"), "small");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("does not fit"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(tmp("small")));
