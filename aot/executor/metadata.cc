@@ -95,6 +95,9 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
                          {"stack_bytes", k.memory.stack_bytes},
                          {"scratch_bytes", k.memory.workspace_bytes}};
     if (k.func.attrs.count("fused")) kj["fused"] = k.func.attrs.at("fused");
+    // Multiply-accumulates and shape of the kernels that say (convolutions, fully connected).
+    if (k.func.attrs.count("macs")) kj["macs"] = std::stoll(k.func.attrs.at("macs"));
+    if (k.func.attrs.count("geometry")) kj["geometry"] = k.func.attrs.at("geometry");
     j["kernels"].push_back(kj);
   }
 

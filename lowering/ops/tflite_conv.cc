@@ -183,6 +183,31 @@ bool specialized_int8_applies(const LowerContext& ctx) {
   return ctx.target.has("dsp") && tflite::is_int8(g, node.inputs[0]) && constant && symmetric;
 }
 
+// The kernel's multiply-accumulates and its shape in a few words, as metadata.json's
+// "macs" and "geometry" (bench/firmware lists the slowest kernels with their instructions
+// per MAC).
+LoweredOp with_work(LoweredOp lowered, int64_t macs, const std::string& geometry) {
+  lowered.func.attrs["macs"] = std::to_string(macs);
+  lowered.func.attrs["geometry"] = geometry;
+  return lowered;
+}
+
+// "3x3/2 depthwise 16 ch, out 24x24": kernel, stride (if not 1), channels, output extents.
+LoweredOp with_conv_work(LoweredOp lowered, const ConvGeometry& c, bool depthwise) {
+  int64_t macs = c.batches * c.out_channels * c.in_per_group();
+  std::string kernel, stride, out;
+  for (const WindowAxis& a : c.axes) {
+    macs *= a.output * a.kernel;
+    kernel += (kernel.empty() ? "" : "x") + std::to_string(a.kernel);
+    stride += (stride.empty() ? "" : "x") + std::to_string(a.stride);
+    out += (out.empty() ? "" : "x") + std::to_string(a.output);
+  }
+  bool unit_stride = std::all_of(c.axes.begin(), c.axes.end(), [](const WindowAxis& a) { return a.stride == 1; });
+  std::string channels = depthwise ? "depthwise " + std::to_string(c.out_channels) + " ch"
+                                   : std::to_string(c.in_channels) + "->" + std::to_string(c.out_channels) + " ch";
+  return with_work(std::move(lowered), macs, kernel + (unit_stride ? "" : "/" + stride) + " " + channels + ", out " + out);
+}
+
 LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
@@ -204,13 +229,13 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
     const Tensor* filter = &g.tensor(node.inputs[1]);
     const Tensor* bias = node.input(2) != kNoTensor ? &g.tensor(node.inputs[2]) : nullptr;
     int32_t zero_point = tflite::zero_point_of(g, node.inputs[0]);
-    if (depthwise) return kb.finish(lower_depthwise_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point}));
-    return kb.finish(lower_blocked_conv_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point}));
+    if (depthwise) return with_conv_work(kb.finish(lower_depthwise_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point})), c, true);
+    return with_conv_work(kb.finish(lower_blocked_conv_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point})), c, false);
   }
   ops.filter = kb.input(1, "filter");
   ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
   ops.output = kb.output(0, "output");
-  return kb.finish(lower_convolution(kb, c, *arithmetic, ops));
+  return with_conv_work(kb.finish(lower_convolution(kb, c, *arithmetic, ops)), c, depthwise);
 }
 
 // FULLY_CONNECTED: input [..., depth] viewed as [batches, depth]; filter [units, depth].
@@ -347,7 +372,8 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   lowered.args.insert(lowered.args.begin(), node.inputs[0]);
   lowered.func.params.push_back(y2);
   lowered.args.push_back(node.outputs[0]);
-  return lowered;
+  return with_work(std::move(lowered), f.batches * f.units * f.depth,
+                   std::to_string(f.depth) + "->" + std::to_string(f.units) + (f.batches > 1 ? " x" + std::to_string(f.batches) : ""));
 }
 
 // TRANSPOSE_CONV(output_shape, filter [O, KH, KW, I], input [N, H, W, I], bias): each
