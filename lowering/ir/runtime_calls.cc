@@ -34,6 +34,7 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
       {"aotc_mul_by_quantized_multiplier", {3, [](Args a) { return aotc_mul_by_quantized_multiplier(i32(a[0]), i32(a[1]), i32(a[2])); }}},
       {"aotc_requantize", {3, [](Args a) { return aotc_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
       {"aotc_requantize_right", {3, [](Args a) { return aotc_requantize_right(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_requantize_s8", {4, [](Args a) { return aotc_requantize_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3])); }}},
       {"aotc_mul_by_quantized_multiplier_i64",
        {3, [](Args a) { return aotc_mul_by_quantized_multiplier_i64(a[0], i32(a[1]), i32(a[2])); }}},
       {"aotc_rounding_divide_by_pot", {2, [](Args a) { return aotc_rounding_divide_by_pot(i32(a[0]), i32(a[1])); }}},
@@ -103,6 +104,9 @@ Expr requantize(Expr x, Expr multiplier, Expr shift) {
 }
 Expr requantize_right(Expr x, Expr multiplier, Expr right_shift) {
   return runtime_call("aotc_requantize_right", {std::move(x), std::move(multiplier), std::move(right_shift)});
+}
+Expr requantize_s8(Expr x, Expr multiplier, Expr offset, Expr shift) {
+  return runtime_call("aotc_requantize_s8", {std::move(x), std::move(multiplier), std::move(offset), std::move(shift)});
 }
 Expr mul_by_quantized_multiplier_i64(Expr x, Expr multiplier, Expr shift) {
   return runtime_call("aotc_mul_by_quantized_multiplier_i64", {std::move(x), std::move(multiplier), std::move(shift)});

@@ -27,6 +27,10 @@ Expr requantize(Expr x, Expr multiplier, Expr shift);
 // The same for a multiplier in (2^30, 2^31) and a shift of -2 or less, given as the right
 // shift (>= 2): one multiply-accumulate and one shift (aotc_requantize_right).
 Expr requantize_right(Expr x, Expr multiplier, Expr right_shift);
+// requantize_right plus the output zero point, saturated to int8 (aotc_requantize_s8):
+// offset = 2^(e-2) + zero_point * 2^(e-1) and shift = e - 1 for the right shift e, with
+// |offset| < 2^30.
+Expr requantize_s8(Expr x, Expr multiplier, Expr offset, Expr shift);
 // The same for an int64 x (TFLite's 16x8 kernels), the multiplier rounded to 16 bits.
 Expr mul_by_quantized_multiplier_i64(Expr x, Expr multiplier, Expr shift);
 Expr rounding_divide_by_pot(Expr x, Expr exponent);

@@ -119,18 +119,34 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
         filter_zero_point_(tflite::zero_point_of(g, filter)),
         output_zero_point_(tflite::zero_point_of(g, output)),
         range_(tflite::output_range(g, node, output)) {
-    std::vector<double> multipliers, shifts, right_shifts;
+    std::vector<double> multipliers, shifts, right_shifts, offsets, offset_shifts;
     right_shift_only_ = accumulator_ == DataType::Int(32);
+    saturating_s8_ = right_shift_only_ && g.tensor(output).dtype == DataType::Int(8);
     for (const QuantizedMultiplier& q : tflite::channel_multipliers(g, input, filter, output, channels)) {
       multipliers.push_back(q.multiplier);
       shifts.push_back(q.shift);
       right_shifts.push_back(-q.shift);
       // aotc_requantize_right's domain: a multiplier above 2^30, a right shift of 2 or more.
       right_shift_only_ = right_shift_only_ && q.multiplier > (int64_t{1} << 30) && q.shift <= -2;
+      if (!right_shift_only_ || -q.shift > 24) {
+        saturating_s8_ = false;
+        continue;
+      }
+      // aotc_requantize_s8's offset: the rounding of the last shift and the zero point.
+      int64_t e = -q.shift, offset = (int64_t{1} << (e - 2)) + int64_t{output_zero_point_} * (int64_t{1} << (e - 1));
+      saturating_s8_ = saturating_s8_ && offset > -(int64_t{1} << 30) && offset < (int64_t{1} << 30);
+      offsets.push_back(static_cast<double>(offset));
+      offset_shifts.push_back(static_cast<double>(e - 1));
     }
+    saturating_s8_ = saturating_s8_ && right_shift_only_;
     multiplier_ = constants_.add("multiplier", DataType::Int(32), multipliers);
-    shift_ = right_shift_only_ ? constants_.add("right_shift", DataType::Int(32), right_shifts)
-                               : constants_.add("shift", DataType::Int(32), shifts);
+    if (saturating_s8_) {
+      offset_ = constants_.add("offset", DataType::Int(32), offsets);
+      shift_ = constants_.add("shift", DataType::Int(32), offset_shifts);
+    } else {
+      shift_ = right_shift_only_ ? constants_.add("right_shift", DataType::Int(32), right_shifts)
+                                 : constants_.add("shift", DataType::Int(32), shifts);
+    }
   }
 
   DataType accumulator() const override { return accumulator_; }
@@ -144,6 +160,12 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   }
   Expr output(const Expr& sum, const Expr& oc) const override {
     Expr multiplier = constants_.at(multiplier_, oc), shift = constants_.at(shift_, oc);
+    if (saturating_s8_) {
+      // Zero point and int8 saturation inside aotc_requantize_s8; only a narrower range left.
+      Expr value = ir::requantize_s8(sum, multiplier, constants_.at(offset_, oc), shift);
+      if (range_.max < 127) value = ir::min(value, range_.max);
+      return range_.min > -128 ? ir::max(value, range_.min) : value;
+    }
     Expr scaled = accumulator_ == DataType::Int(64) ? ir::mul_by_quantized_multiplier_i64(sum, multiplier, shift)
                   : right_shift_only_                   ? ir::requantize_right(sum, multiplier, shift)
                                                         : ir::requantize(sum, multiplier, shift);
@@ -158,8 +180,11 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   int32_t input_zero_point_, filter_zero_point_, output_zero_point_;
   QuantizedRange range_;
   ChannelConstants constants_;
-  ChannelConstants::Handle multiplier_ = 0, shift_ = 0;  // shift_: right shifts if right_shift_only_
+  // shift_: right shifts if right_shift_only_, aotc_requantize_s8's shifts if saturating_s8_.
+  ChannelConstants::Handle multiplier_ = 0, shift_ = 0, offset_ = 0;
   bool right_shift_only_ = false;
+  // int8 output and aotc_requantize_s8's domain (offsets below 2^30).
+  bool saturating_s8_ = false;
 };
 
 // The arithmetic of a TFLite kernel with input 0, input 1 as filter, and `channels`
