@@ -74,6 +74,18 @@ static inline __attribute__((always_inline)) int32_t aotc_sxtb16_ror8(uint32_t w
 #define AOTC_SXTB16_ROR8(w) aotc_sxtb16_ror8(w)
 #endif
 
+/* The word at p, which is word-aligned: one LDR (clang makes four byte loads of a word it
+ * cannot prove aligned). */
+AOTC_DOT_INLINE uint32_t aotc_dot_word(const int8_t* p) {
+  uint32_t w;
+#if defined(__GNUC__) || defined(__clang__)
+  memcpy(&w, __builtin_assume_aligned(p, 4), 4);
+#else
+  memcpy(&w, p, 4);
+#endif
+  return w;
+}
+
 /* One group of four: input words x0w, x1w against the packed weight words at wp. Each
  * weight word is unpacked just before its four products, which keeps the live values
  * (four sums, four unpacked inputs, one weight) within the core's registers. */
@@ -208,6 +220,54 @@ AOTC_DOT_INLINE void aotc_dot_s8_1x4(const int8_t* x, const int32_t* w, int32_t 
   /* The partial group (w now points at its four words), element by element. */
   for (k = 0; k < n - 4 * groups; ++k)
     for (j = 0; j < 4; ++j) acc[j] = (int32_t)((uint32_t)acc[j] + (uint32_t)(x[k] * AOTC_DOT_BYTE(w[j], k)));
+}
+
+/* ---- Depthwise convolutions with kernels three wide: one kernel row of three taps for
+ * several outputs of one channel along x.
+ *
+ * acc[j] += row[s*j] * w0 + row[s*j + 1] * w1 + row[s*j + 2] * w2 for j < outputs (s the
+ * stride, 1 or 2; outputs 1, 2 or 4 with stride 1, 1 or 2 with stride 2), modulo 2^32.
+ * The taps come packed at compile time: w02 holds w0 in its low and w2 in its high
+ * halfword, w1 is w1. The row is one channel of the input, gathered into a plane with
+ * the padding filled in (so no tap is ever skipped), word-aligned; the DSP version reads
+ * whole words from it, 8 bytes for four outputs of stride 1 or two of stride 2, 4 bytes
+ * otherwise, which the plane provides. A word's SXTB16 halves hold input columns 0 and 2
+ * (and 1 and 3): columns 0 and 2 of an output's window meet (w0, w2) in one SMLAD, column
+ * 1 meets w1 in one SMLAxy, so an output's row costs two multiply instructions and the
+ * loads and unpacking serve every output of the call. */
+
+AOTC_DOT_INLINE void aotc_dw3_s8(const int8_t* row, int32_t stride, int32_t outputs, int32_t w02, int32_t w1,
+                                 int32_t* acc) {
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+  /* Columns 0..3 as (0, 2) and (1, 3); 4..7 as (4, 6) and (5, 7). */
+  const uint32_t a = aotc_dot_word(row);
+  const int32_t e0 = __sxtb16((int32_t)a), o0 = AOTC_SXTB16_ROR8(a);
+  if (outputs == 1) {
+    acc[0] = __smlabb(o0, w1, __smlad(e0, w02, acc[0]));
+  } else if (stride == 1) {
+    acc[0] = __smlabb(o0, w1, __smlad(e0, w02, acc[0])); /* 0*w0 + 2*w2, 1*w1 */
+    acc[1] = __smlatb(e0, w1, __smlad(o0, w02, acc[1])); /* 1*w0 + 3*w2, 2*w1 */
+    if (outputs == 4) {
+      const uint32_t b = aotc_dot_word(row + 4);
+      const int32_t e1 = __sxtb16((int32_t)b), o1 = AOTC_SXTB16_ROR8(b);
+      acc[2] = __smlabt(e1, w02, __smlatb(o0, w1, __smlatb(e0, w02, acc[2]))); /* 2*w0, 3*w1, 4*w2 */
+      acc[3] = __smlabt(o1, w02, __smlabb(e1, w1, __smlatb(o0, w02, acc[3]))); /* 3*w0, 4*w1, 5*w2 */
+    }
+  } else {
+    const uint32_t b = aotc_dot_word(row + 4);
+    const int32_t e1 = __sxtb16((int32_t)b);
+    acc[0] = __smlabb(o0, w1, __smlad(e0, w02, acc[0]));                       /* 0*w0 + 2*w2, 1*w1 */
+    acc[1] = __smlabt(e1, w02, __smlatb(o0, w1, __smlatb(e0, w02, acc[1]))); /* 2*w0, 3*w1, 4*w2 */
+  }
+#else
+  const int32_t w0 = (int16_t)(uint16_t)((uint32_t)w02 & 0xFFFFu), w2 = (int16_t)(uint16_t)((uint32_t)w02 >> 16);
+  const int32_t w1_ = (int16_t)(uint16_t)((uint32_t)w1 & 0xFFFFu);
+  int32_t j;
+  for (j = 0; j < outputs; ++j) {
+    const int8_t* x = row + stride * j;
+    acc[j] = (int32_t)((uint32_t)acc[j] + (uint32_t)(x[0] * w0) + (uint32_t)(x[1] * w1_) + (uint32_t)(x[2] * w2));
+  }
+#endif
 }
 
 #endif /* AOTC_DOT_H_ */

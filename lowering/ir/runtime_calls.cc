@@ -64,6 +64,11 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
                           pointer<int32_t>(a[4]));
           return int64_t{0};
         }}},
+      {"aotc_dw3_s8",
+       {6, [](Args a) {
+          aotc_dw3_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), pointer<int32_t>(a[5]));
+          return int64_t{0};
+        }}},
       // aotc_elementwise.h: unsigned values arrive and leave as their bits.
       {"aotc_shift_left_u32", {2, [](Args a) { return int64_t{aotc_shift_left_u32(u32(a[0]), u32(a[1]))}; }}},
       {"aotc_shift_right_u32", {2, [](Args a) { return int64_t{aotc_shift_right_u32(u32(a[0]), u32(a[1]))}; }}},
@@ -147,6 +152,9 @@ Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc) {
 }
 Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc) {
   return runtime_call("aotc_dot_s8_2x2", {std::move(x0), std::move(x1), std::move(packed_weights), std::move(n), std::move(acc)});
+}
+Expr dw3_s8(Expr row, Expr stride, Expr outputs, Expr w02, Expr w1, Expr acc) {
+  return runtime_call("aotc_dw3_s8", {std::move(row), std::move(stride), std::move(outputs), std::move(w02), std::move(w1), std::move(acc)});
 }
 
 Expr shift_left(Expr x, Expr n, int bits) {

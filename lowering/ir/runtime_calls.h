@@ -73,6 +73,9 @@ Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, i
 Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc);
 // aotc_dot_s8_1x4: acc[0..3] += x (n values) . four weight rows.
 Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
+// aotc_dw3_s8: acc[j] += one kernel row of three taps (w02: w0 and w2 as halfwords, w1)
+// over the word-aligned row at `row`, for `outputs` outputs `stride` apart (depthwise).
+Expr dw3_s8(Expr row, Expr stride, Expr outputs, Expr w02, Expr w1, Expr acc);
 
 // BitShift and integer Pow (aotc_elementwise.h): shifts of unsigned values of up to 32
 // bits (zero-extended) or of 64 bits, 0 when the count reaches the width; base^exponent in

@@ -66,6 +66,13 @@ class ConvArithmetic {
   virtual ir::Stmt wrap(const std::function<ir::Stmt()>& body) { return body(); }
   // The type a staged copy of input terms is stored in (int16 for centred int8 values).
   virtual DataType staged_type(DataType input) const { return input; }
+  // For kernels that keep the per-channel constants next to their packed weights (one
+  // table and one pointer for a block of channels: channel_header.h): the constants that
+  // output() reads for channel oc, in the order output_from() takes them; empty when
+  // output() has no such form (then the kernel calls output()).
+  virtual std::vector<int32_t> channel_constants(int64_t /*out_channel*/) const { return {}; }
+  // output() with those constants given as expressions (loads from such a table).
+  virtual ir::Expr output_from(const ir::Expr& sum, const std::vector<ir::Expr>& /*constants*/) const { return sum; }
 };
 
 // Float: terms as they are, output = activation(sum) (identity when none is fused).

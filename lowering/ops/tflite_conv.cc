@@ -20,6 +20,7 @@
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/conv_blocked_s8.h"
 #include "lowering/ops/convolution.h"
+#include "lowering/ops/depthwise3_s8.h"
 #include "lowering/ops/depthwise_s8.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
@@ -139,6 +140,10 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
       offset_shifts.push_back(static_cast<double>(e - 1));
     }
     saturating_s8_ = saturating_s8_ && right_shift_only_;
+    if (saturating_s8_)
+      for (size_t c = 0; c < multipliers.size(); ++c)
+        channel_constants_.push_back({static_cast<int32_t>(multipliers[c]), static_cast<int32_t>(offsets[c]),
+                                      static_cast<int32_t>(offset_shifts[c])});
     multiplier_ = constants_.add("multiplier", DataType::Int(32), multipliers);
     if (saturating_s8_) {
       offset_ = constants_.add("offset", DataType::Int(32), offsets);
@@ -160,16 +165,22 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   }
   Expr output(const Expr& sum, const Expr& oc) const override {
     Expr multiplier = constants_.at(multiplier_, oc), shift = constants_.at(shift_, oc);
-    if (saturating_s8_) {
-      // Zero point and int8 saturation inside aotc_requantize_s8; only a narrower range left.
-      Expr value = ir::requantize_s8(sum, multiplier, constants_.at(offset_, oc), shift);
-      if (range_.max < 127) value = ir::min(value, range_.max);
-      return range_.min > -128 ? ir::max(value, range_.min) : value;
-    }
+    if (saturating_s8_) return output_from(sum, {multiplier, constants_.at(offset_, oc), shift});
     Expr scaled = accumulator_ == DataType::Int(64) ? ir::mul_by_quantized_multiplier_i64(sum, multiplier, shift)
                   : right_shift_only_                   ? ir::requantize_right(sum, multiplier, shift)
                                                         : ir::requantize(sum, multiplier, shift);
     return tflite::clamp(scaled + output_zero_point_, range_);
+  }
+  // aotc_requantize_s8's multiplier, offset and shift, where it applies.
+  std::vector<int32_t> channel_constants(int64_t oc) const override {
+    if (channel_constants_.empty()) return {};
+    return channel_constants_[channel_constants_.size() == 1 ? 0 : static_cast<size_t>(oc)];
+  }
+  Expr output_from(const Expr& sum, const std::vector<Expr>& constants) const override {
+    // Zero point and int8 saturation inside aotc_requantize_s8; only a narrower range left.
+    Expr value = ir::requantize_s8(sum, constants.at(0), constants.at(1), constants.at(2));
+    if (range_.max < 127) value = ir::min(value, range_.max);
+    return range_.min > -128 ? ir::max(value, range_.min) : value;
   }
   ir::Stmt wrap(const std::function<ir::Stmt()>& body) override { return constants_.wrap(body); }
   // x - zero_point of an int8 x fits in int16, and so does an int16 x (zero point 0).
@@ -185,6 +196,7 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   bool right_shift_only_ = false;
   // int8 output and aotc_requantize_s8's domain (offsets below 2^30).
   bool saturating_s8_ = false;
+  std::vector<std::vector<int32_t>> channel_constants_;  // per channel (or one): multiplier, offset, shift
 };
 
 // The arithmetic of a TFLite kernel with input 0, input 1 as filter, and `channels`
@@ -244,18 +256,25 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   // An epilogue fused behind the node (a residual ADD) starts from the node's own output.
   std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, anchor_output(node), c.out_channels);
   // On a core with the DSP extension an int8 convolution with constant weights takes a
-  // specialized kernel: depthwise with unrolled taps (depthwise_s8.h), otherwise register
-  // blocks over weights packed at compile time (conv_blocked_s8.h, the packed table
-  // replacing the filter). Both fold the input's zero point into their own bias tables.
-  bool specialized = specialized_int8_applies(ctx) && (depthwise ? depthwise_s8_applies(c) : blocked_conv_s8_applies(c));
+  // specialized kernel: depthwise with kernels three wide over a padded plane per channel
+  // (depthwise3_s8.h), other depthwise with unrolled taps (depthwise_s8.h), otherwise
+  // register blocks over weights packed at compile time (conv_blocked_s8.h); where a kernel
+  // packs the weights its table replaces the filter. All fold the input's zero point into
+  // their own bias tables.
+  bool specialized = specialized_int8_applies(ctx) && (depthwise ? depthwise_s8_applies(c) || depthwise3_s8_applies(c)
+                                                                 : blocked_conv_s8_applies(c));
   if (specialized) {
-    if (depthwise) ops.filter = kb.input(1, "filter");
+    // Kernels three wide over a padded plane (depthwise3_s8.h), with their own packed taps.
+    bool three_wide = depthwise && depthwise3_s8_applies(c);
+    if (depthwise && !three_wide) ops.filter = kb.input(1, "filter");
     ops.output = kb.output(0, "output");
     const Tensor* filter = &g.tensor(node.inputs[1]);
     const Tensor* bias = node.input(2) != kNoTensor ? &g.tensor(node.inputs[2]) : nullptr;
-    int32_t zero_point = tflite::zero_point_of(g, node.inputs[0]);
-    if (depthwise) return with_conv_work(kb.finish(lower_depthwise_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point})), c, true);
-    return with_conv_work(kb.finish(lower_blocked_conv_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point})), c, false);
+    FoldedConvConstants constants{filter, bias, tflite::zero_point_of(g, node.inputs[0])};
+    ir::Stmt body = three_wide  ? lower_depthwise3_s8(kb, c, *arithmetic, ops, constants)
+                    : depthwise ? lower_depthwise_s8(kb, c, *arithmetic, ops, constants)
+                                : lower_blocked_conv_s8(kb, c, *arithmetic, ops, constants);
+    return with_conv_work(kb.finish(body), c, depthwise);
   }
   ops.filter = kb.input(1, "filter");
   ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;

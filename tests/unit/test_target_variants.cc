@@ -207,8 +207,9 @@ TEST_P(ConvolutionInt8, DspTargetsTakeTheSpecializedKernel) {
   std::vector<int32_t> bias(static_cast<size_t>(c.out_channels), 0);
   std::string dsp = conv(with_features({"dsp"}), x, w, bias).printed_ir();
   std::string plain = conv(with_features({}), x, w, bias).printed_ir();
-  // The depthwise kernel reads the channel's weights into locals first.
-  const char* marker = c.depthwise ? "let w0 = " : "aotc_dot_s8_2x2(";
+  // Depthwise kernels three wide sum rows of three taps from a plane (aotc_dw3_s8), other
+  // depthwise kernels read the channel's weights into locals first.
+  const char* marker = !c.depthwise ? "aotc_dot_s8_2x2(" : c.kernel_w == 3 ? "aotc_dw3_s8(" : "let w0 = ";
   EXPECT_NE(dsp.find(marker), std::string::npos) << dsp;
   EXPECT_EQ(plain.find(marker), std::string::npos) << plain;
 }
@@ -225,7 +226,11 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{6, 5, 8, 8, 3, 3, 1, "SAME", true, "RELU"},      // depthwise
                       ConvCase{7, 6, 5, 5, 3, 3, 2, "SAME", true, "NONE"},      // depthwise stride 2
                       ConvCase{2, 2, 3, 3, 3, 3, 1, "SAME", true, "NONE"},      // every window at an edge
-                      ConvCase{6, 6, 4, 4, 3, 3, 1, "VALID", true, "NONE"}),    // no edges
+                      ConvCase{6, 6, 4, 4, 3, 3, 1, "VALID", true, "NONE"},     // no edges
+                      ConvCase{5, 7, 6, 6, 3, 3, 1, "SAME", true, "RELU"},      // a row's last three outputs
+                      ConvCase{8, 8, 4, 4, 3, 3, 2, "SAME", true, "NONE"},      // stride 2, padding only at the end
+                      ConvCase{4, 6, 4, 4, 1, 3, 1, "SAME", true, "NONE"},      // one kernel row
+                      ConvCase{7, 7, 4, 4, 5, 5, 1, "SAME", true, "RELU"}),     // five wide: the unrolled kernel
     [](const ::testing::TestParamInfo<ConvCase>& info) {
       const ConvCase& c = info.param;
       return std::string(c.depthwise ? "depthwise_" : "conv_") + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
