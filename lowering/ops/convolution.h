@@ -96,6 +96,21 @@ struct ConvOperands {
   TensorId input_tensor = kNoTensor;
 };
 
+// What each specialized (DSP) convolution builder (conv_blocked_s8.h, depthwise_s8.h,
+// depthwise3_s8.h) works from: its lowering's arguments and the two spatial axes (rows,
+// columns). The builders derive from it.
+struct DspConvParts {
+  DspConvParts(KernelBuilder& kb, const ConvGeometry& c, ConvArithmetic& a, const ConvOperands& ops,
+               const FoldedConvConstants& k)
+      : kb_(kb), c_(c), a_(a), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {}
+  KernelBuilder& kb_;
+  const ConvGeometry& c_;
+  ConvArithmetic& a_;
+  const ConvOperands& ops_;
+  const FoldedConvConstants& k_;
+  const WindowAxis &y_, &x_;
+};
+
 // The geometry of an ONNX convolution (Conv, QLinearConv, ConvInteger): x [N, C, D1, ...]
 // and w [M, C / group, K1, ...] of the same rank, channels first; the `group` attribute
 // divides C and M; a kernel_shape attribute, if any, agrees with w; the window attributes

@@ -12,11 +12,11 @@ namespace {
 
 using ir::Expr;
 
-class Depthwise3Builder {
+class Depthwise3Builder : DspConvParts {
  public:
   Depthwise3Builder(KernelBuilder& kb, const ConvGeometry& c, ConvArithmetic& a, const ConvOperands& ops,
                     const FoldedConvConstants& k)
-      : kb_(kb), c_(c), a_(a), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {
+      : DspConvParts(kb, c, a, ops, k) {
     staged_ = choose_staging(kb_.graph(), ops_.input_tensor, c_) == Staging::kPerChannel;
     group_ = x_.stride == 1 ? 4 : 2;
     // Rows and columns the windows read, padding included; a row rounded up to whole words.
@@ -126,12 +126,6 @@ class Depthwise3Builder {
     return ir::allocate(acc, ir::seq(body));
   }
 
-  KernelBuilder& kb_;
-  const ConvGeometry& c_;
-  ConvArithmetic& a_;
-  const ConvOperands& ops_;
-  const FoldedConvConstants& k_;
-  const WindowAxis &y_, &x_;
   bool staged_ = false;
   int64_t group_ = 4, rows_ = 0, row_bytes_ = 0, channel_words_ = 0;
   const ChannelHeader* header_ = nullptr;  // during build()

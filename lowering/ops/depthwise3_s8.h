@@ -16,8 +16,10 @@
 // outputs from such words: four outputs of stride 1 (two words) or two of stride 2 (two
 // words) per call, with SMLAD for the outer taps (columns 0 and 2 of a window are the two
 // halves of a word's SXTB16) and one 16-bit multiply-accumulate for the middle one; the
-// taps come packed per channel and kernel row at compile time as (w0, w2) and w1, read
-// into locals once per channel. A row's last outputs take a call for one or two outputs.
+// taps come packed per channel and kernel row at compile time as (w0, w2) and w1, behind
+// the channel's header (channel_header.h: the folded bias and requantization constants),
+// read into locals once per channel. A row's last outputs take a call for one or two
+// outputs (four computed for three).
 // Requantization and the fused epilogue are the arithmetic's, per output element.
 //
 // The plane holds an int8 copy of one channel: no more memory than the generic kernel's

@@ -22,6 +22,7 @@
 #include "lowering/ops/convolution.h"
 #include "lowering/ops/depthwise3_s8.h"
 #include "lowering/ops/depthwise_s8.h"
+#include "lowering/ops/fully_connected_s8.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
@@ -283,10 +284,6 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
 }
 
 // FULLY_CONNECTED: input [..., depth] viewed as [batches, depth]; filter [units, depth].
-struct FcGeometry {
-  int64_t batches, depth, units;
-};
-
 FcGeometry fc_geometry(const Graph& g, const Node& node) {
   const Tensor& in = require_input(g, node, 0);
   const Tensor& filter = require_input(g, node, 1);
@@ -329,19 +326,14 @@ std::vector<double> folded_int8_bias(const Graph& g, const Node& node, const FcG
   return folded;
 }
 
-// aotc_dot_s8_1x4's packing of the filter [units, depth]: per block of four units (a last
-// partial block repeating its last unit), per group of four elements, a word of each of
-// the four rows in turn, zero-padded past the depth.
-std::vector<uint8_t> packed_rows_of_four(const Tensor& filter, const FcGeometry& f) {
-  std::vector<uint8_t> bytes;
-  for (int64_t block = 0; block < (f.units + 3) / 4; ++block)
-    for (int64_t g = 0; g < f.depth; g += 4)
-      for (int64_t j = 0; j < 4; ++j) {
-        int64_t unit = std::min(4 * block + j, f.units - 1);
-        for (int64_t d = g; d < g + 4; ++d)
-          bytes.push_back(d < f.depth ? static_cast<uint8_t>(static_cast<int8_t>(filter.element_as_int(unit * f.depth + d))) : 0);
-      }
-  return bytes;
+// The 2-D views stand for the input and output tensors; the kernel's work for metadata.
+LoweredOp with_fc_views(LoweredOp lowered, const ir::Buffer& x, const ir::Buffer& y2, const Node& node, const FcGeometry& f) {
+  lowered.func.params.insert(lowered.func.params.begin(), x);
+  lowered.args.insert(lowered.args.begin(), node.inputs[0]);
+  lowered.func.params.push_back(y2);
+  lowered.args.push_back(node.outputs[0]);
+  return with_work(std::move(lowered), f.batches * f.units * f.depth,
+                   std::to_string(f.depth) + "->" + std::to_string(f.units) + (f.batches > 1 ? " x" + std::to_string(f.batches) : ""));
 }
 
 LoweredOp lower_fc(const LowerContext& ctx) {
@@ -356,42 +348,20 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   std::vector<double> folded = folded_int8_bias(g, node, f);
   ChannelConstants folded_bias;
   ChannelConstants::Handle folded_handle = folded.empty() ? 0 : folded_bias.add("bias", DataType::Int(32), folded);
-  // On a core with the DSP extension four units at a time share each input word: the
-  // runtime's aotc_dot_s8_1x4 over weights packed here (two 16-bit multiply-accumulates per
-  // instruction); elsewhere a loop per unit that the C compiler sees whole.
+  // On a core with the DSP extension four units at a time share each input word
+  // (fully_connected_s8.h); elsewhere a loop per unit that the C compiler sees whole.
   bool dsp_dot = !folded.empty() && ctx.target.has("dsp");
   ir::Buffer w = dsp_dot ? nullptr : kb.input(1, "filter");
   ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-
-  auto blocks_of_four = [&](const ir::Buffer& packed) {
-    int64_t words = 4 * ((f.depth + 3) / 4);
-    return ir::loop_nest({f.batches, (f.units + 3) / 4}, {"b", "block"}, [&](const std::vector<Expr>& o) {
-      ir::Buffer acc = ir::make_buffer("acc", DataType::Int(32), {4}, "local");
-      std::vector<ir::Stmt> body;
-      std::vector<Expr> units;
-      for (int j = 0; j < 4; ++j) {
-        Expr unit = o[1] * 4 + j;
-        units.push_back(unit);
-        Expr row = f.units % 4 == 0 ? unit : ir::min(unit, ir::make_int(f.units - 1));
-        body.push_back(ir::store(acc, {j}, folded_bias.at(folded_handle, row)));
-      }
-      body.push_back(ir::evaluate(ir::dot_s8_1x4(ir::address_of(x, {o[0], 0}), ir::address_of(packed, {o[1] * words}),
-                                                 ir::make_int(f.depth), ir::address_of(acc, {0}))));
-      for (int j = 0; j < 4; ++j) {
-        ir::Stmt store = ir::store(y2, {o[0], units[static_cast<size_t>(j)]}, a->output(ir::load(acc, {j}), units[static_cast<size_t>(j)]));
-        body.push_back(f.units % 4 == 0 || j == 0 ? store : ir::if_then_else(units[static_cast<size_t>(j)] < ir::make_int(f.units), store));
-      }
-      return ir::allocate(acc, ir::seq(body));
-    });
-  };
+  if (dsp_dot) {
+    std::vector<int32_t> biases(folded.begin(), folded.end());
+    bool planned_input = std::find(g.inputs.begin(), g.inputs.end(), node.inputs[0]) == g.inputs.end();
+    LoweredOp lowered = kb.finish(lower_fully_connected_s8(x, y2, g.tensor(node.inputs[1]), std::move(biases), f, *a, planned_input));
+    return with_fc_views(std::move(lowered), x, y2, node, f);
+  }
 
   ir::Stmt body = a->wrap([&] {
     return folded_bias.wrap([&] {
-      if (dsp_dot) {
-        const Tensor& filter = g.tensor(node.inputs[1]);
-        int64_t words = 4 * ((f.depth + 3) / 4) * ((f.units + 3) / 4);
-        return ir::allocate_const("packed_weights", DataType::Int(32), {words}, packed_rows_of_four(filter, f), blocks_of_four);
-      }
       return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {
         auto sum = [&](const Accumulator& acc) {
           ir::Var d = ir::make_var("d");
@@ -410,14 +380,7 @@ LoweredOp lower_fc(const LowerContext& ctx) {
       });
     });
   });
-  LoweredOp lowered = kb.finish(body);
-  // The 2-D views stand for the input and output tensors.
-  lowered.func.params.insert(lowered.func.params.begin(), x);
-  lowered.args.insert(lowered.args.begin(), node.inputs[0]);
-  lowered.func.params.push_back(y2);
-  lowered.args.push_back(node.outputs[0]);
-  return with_work(std::move(lowered), f.batches * f.units * f.depth,
-                   std::to_string(f.depth) + "->" + std::to_string(f.units) + (f.batches > 1 ? " x" + std::to_string(f.batches) : ""));
+  return with_fc_views(kb.finish(body), x, y2, node, f);
 }
 
 // TRANSPOSE_CONV(output_shape, filter [O, KH, KW, I], input [N, H, W, I], bias): each
