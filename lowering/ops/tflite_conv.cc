@@ -17,6 +17,7 @@
 
 #include "lowering/ir/runtime_calls.h"
 #include "aot/graph/op_registry.h"
+#include "lowering/ops/blocked_f32.h"
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/conv_blocked_s8.h"
 #include "lowering/ops/convolution.h"
@@ -221,6 +222,14 @@ bool specialized_int8_applies(const LowerContext& ctx) {
   return ctx.target.has("dsp") && tflite::is_int8(g, node.inputs[0]) && constant && symmetric;
 }
 
+// The float32 register blocks (blocked_f32.h) take float32 with a constant filter on a
+// core with an FPU.
+bool float_blocks_apply(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  return ctx.target.has("fpu") && g.tensor(ctx.node.inputs[0]).dtype == DataType::Float32() &&
+         g.tensor(ctx.node.inputs[1]).dtype == DataType::Float32() && g.tensor(ctx.node.inputs[1]).is_constant();
+}
+
 // The kernel's multiply-accumulates and its shape in a few words, as metadata.json's
 // "macs" and "geometry" (bench/firmware lists the slowest kernels with their instructions
 // per MAC).
@@ -275,6 +284,16 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
     ir::Stmt body = three_wide  ? lower_depthwise3_s8(kb, c, *arithmetic, ops, constants)
                     : depthwise ? lower_depthwise_s8(kb, c, *arithmetic, ops, constants)
                                 : lower_blocked_conv_s8(kb, c, *arithmetic, ops, constants);
+    return with_conv_work(kb.finish(body), c, depthwise);
+  }
+  // On a core with an FPU, float32 with a constant filter runs in register blocks over
+  // weights packed at compile time (blocked_f32.h).
+  if (float_blocks_apply(ctx) && (depthwise ? depthwise_f32_applies(c) : blocked_conv_f32_applies(c))) {
+    ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
+    ops.output = kb.output(0, "output");
+    const Tensor& filter = g.tensor(node.inputs[1]);
+    ir::Stmt body = depthwise ? lower_depthwise_f32(kb, c, *arithmetic, ops, filter)
+                              : lower_blocked_conv_f32(kb, c, *arithmetic, ops, filter);
     return with_conv_work(kb.finish(body), c, depthwise);
   }
   ops.filter = kb.input(1, "filter");
@@ -351,6 +370,13 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   // On a core with the DSP extension four units at a time share each input word
   // (fully_connected_s8.h); elsewhere a loop per unit that the C compiler sees whole.
   bool dsp_dot = !folded.empty() && ctx.target.has("dsp");
+  // On a core with an FPU, float32 with a constant filter: four units per call over
+  // weights packed at compile time (blocked_f32.h).
+  if (float_blocks_apply(ctx)) {
+    ir::Buffer float_bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
+    LoweredOp lowered = kb.finish(lower_fully_connected_f32(x, y2, float_bias, g.tensor(node.inputs[1]), f, *a));
+    return with_fc_views(std::move(lowered), x, y2, node, f);
+  }
   ir::Buffer w = dsp_dot ? nullptr : kb.input(1, "filter");
   ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
   if (dsp_dot) {
