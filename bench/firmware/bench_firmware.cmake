@@ -1,13 +1,17 @@
 # bench_firmware.cmake: flash, RAM, stack and executed instructions of the int8 MLPerf Tiny
-# models compiled by aotc for the Cortex-M4F, with arm-none-eabi-gcc and with clang, on
-# QEMU's mps2-an386, next to TensorFlow Lite Micro's figures (../shared/README.md).
+# models compiled by aotc for the Cortex-M4F (QEMU mps2-an386) or the Cortex-M55 with
+# Helium (QEMU mps3-an547), with arm-none-eabi-gcc and with clang, next to TensorFlow Lite
+# Micro's figures (../shared/README.md).
 #
-#   cmake -DAOTC_BUILD_DIR=build [-DREADME=bench/firmware/README.md] -P bench/firmware/bench_firmware.cmake
-#   (or `ninja bench_firmware` in a build that includes bench/firmware)
+#   cmake -DAOTC_BUILD_DIR=build [-DAOTC_TARGET=cortex-m55] [-DREADME=bench/firmware/README.md]
+#         -P bench/firmware/bench_firmware.cmake
+#   (or `ninja bench_firmware` / `ninja bench_firmware_cortex_m55` in a build that includes
+#   bench/firmware)
 #
 # For each model and compiler the example firmware (examples/firmware) is built with the
 # model's reference case 0 compiled in and run once under `qemu-system-arm -icount shift=0`,
-# where SysTick counts one tick per 40 executed instructions. Reported:
+# where SysTick counts one tick per 40 executed instructions on mps2-an386 (25 MHz) and per
+# 31.25 on mps3-an547 (32 MHz; main.c converts). Reported:
 #   code, const   bytes of .text and .rodata the linker kept from the model's library and
 #                 the aotc runtime (firmware.map); const = weights and the kernels' tables
 #   RAM           .data + .bss of the same (the statically planned activations and kernel
@@ -19,11 +23,12 @@
 #                 (memcpy, ...) are read from their prologue (the total is then marked ~)
 #   stack run     measured: the stack below main is painted, <name>_run runs, and the deepest
 #                 overwritten word is found (main.c)
-#   instructions  executed by one <name>_run (to 40 instructions), and per MAC
-# With README the table between the bench_firmware markers in that file is replaced.
+#   instructions  executed by one <name>_run (to one SysTick tick), and per MAC
+# With README the table between the target's markers in that file is replaced
+# (bench_firmware:begin/end for cortex-m4, bench_firmware:<target>:begin/end otherwise).
 #
-# Options: -DMODELS="kws_ref_model;..." -DCOMPILERS="gcc;clang" -DWORK_DIR=<dir>
-#          (default <build>/bench-firmware) -DGENERATOR=Ninja -DJOBS=2
+# Options: -DAOTC_TARGET=cortex-m4|cortex-m55 -DMODELS="kws_ref_model;..." -DCOMPILERS="gcc;clang"
+#          -DWORK_DIR=<dir> (default <build>/bench-firmware) -DGENERATOR=Ninja -DJOBS=2
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/script_helpers.cmake")
 
@@ -39,8 +44,23 @@ endif()
 if(NOT DEFINED COMPILERS)
   set(COMPILERS gcc clang)
 endif()
+if(NOT DEFINED AOTC_TARGET)
+  set(AOTC_TARGET cortex-m4)
+endif()
+# target -> QEMU machine and what the table says about it
+set(machine_cortex-m4 mps2-an386)
+set(machine_cortex-m55 mps3-an547)
+set(board_cortex-m4 "Cortex-M4F (QEMU mps2-an386, -icount shift=0)")
+set(board_cortex-m55 "Cortex-M55 with Helium (QEMU mps3-an547, -icount shift=0, 31.25 instructions per SysTick tick)")
+if(NOT DEFINED machine_${AOTC_TARGET})
+  message(FATAL_ERROR "AOTC_TARGET ${AOTC_TARGET}: no QEMU board known (cortex-m4, cortex-m55)")
+endif()
+set(machine ${machine_${AOTC_TARGET}})
 if(NOT DEFINED WORK_DIR)
   set(WORK_DIR "${AOTC_BUILD_DIR}/bench-firmware")
+  if(NOT AOTC_TARGET STREQUAL "cortex-m4")
+    string(APPEND WORK_DIR "-${AOTC_TARGET}")
+  endif()
 endif()
 if(NOT DEFINED GENERATOR)
   set(GENERATOR Ninja)
@@ -78,6 +98,12 @@ set(tflm_flatbuffer_vww_96_int8 333288)
 set(tflm_flatbuffer_pretrainedResnet_quant 98496)
 set(tflm_flatbuffer_ad01_int8 276976)
 set(tflm_interpreter_flash 75200)
+# On QEMU mps3-an547 (Cortex-M55), TFLM with CMSIS-NN's Helium (MVE) kernels, same build
+# otherwise (../shared/README.md): executed instructions of one Invoke(), millions.
+set(tflm_mve_kws_ref_model 1.81)
+set(tflm_mve_vww_96_int8 6.56)
+set(tflm_mve_pretrainedResnet_quant 4.91)
+set(tflm_mve_ad01_int8 0.286)
 
 # "a / b" with `digits` decimals (CMake's math() is integer only).
 function(ratio a b digits out_var)
@@ -324,12 +350,12 @@ foreach(model IN LISTS MODELS)
   foreach(compiler IN LISTS COMPILERS)
     set(dir "${WORK_DIR}/${model}-${compiler}")
     run_step("${CMAKE_COMMAND}" -S "${source_dir}/examples/firmware" -B "${dir}" -G "${GENERATOR}"
-        "-DCMAKE_TOOLCHAIN_FILE=${source_dir}/cmake/toolchains/cortex-m4-${compiler}.cmake"
+        "-DCMAKE_TOOLCHAIN_FILE=${source_dir}/cmake/toolchains/${AOTC_TARGET}-${compiler}.cmake"
         "-Daotc_DIR=${AOTC_BUILD_DIR}/aotc-config" "-DAOTC_FW_MODEL=${models_dir}/${model}.tflite"
-        -DAOTC_FW_TARGET=cortex-m4 "-DAOTC_FW_REFERENCE_DIR=${models_dir}/reference/${model}"
-        -DAOTC_FW_CASES=1 QUIET)
+        -DAOTC_FW_TARGET=${AOTC_TARGET} "-DAOTC_FW_REFERENCE_DIR=${models_dir}/reference/${model}"
+        -DAOTC_FW_CASES=1 -DAOTC_FW_QEMU_MACHINE=${machine} QUIET)
     run_step("${CMAKE_COMMAND}" --build "${dir}" --parallel ${JOBS} QUIET)
-    run_step("${CMAKE_COMMAND}" "-DELF=${dir}/firmware.elf" -DMACHINE=mps2-an386 -DICOUNT=ON
+    run_step("${CMAKE_COMMAND}" "-DELF=${dir}/firmware.elf" -DMACHINE=${machine} -DICOUNT=ON
         "-DREFERENCE_DIR=${models_dir}/reference/${model}" "-DLOG=${dir}/qemu-icount.log"
         -P "${source_dir}/examples/firmware/cmake/run_qemu.cmake" QUIET)
     file(READ "${dir}/qemu-icount.log" log)
@@ -366,7 +392,25 @@ foreach(model IN LISTS MODELS)
     list(APPEND instr_list "${instr_m} M (${per_mac})")
     set(flash_${model}_${compiler} ${flash})
     set(ram_io_${model}_${compiler} ${ram_io})
+    set(instructions_${model}_${compiler} ${instructions})
   endforeach()
+  list(JOIN instr_list " / " instr_list_text)
+
+  if(AOTC_TARGET STREQUAL "cortex-m55")
+    # Against TFLM with CMSIS-NN's Helium kernels on the same board, and the goal of
+    # issue #15: at most 0.75x its instructions.
+    millions(${tflm_mve_${model}} mve)
+    ratio(${mve} ${macs} 2 mve_per_mac)
+    math(EXPR goal "${mve} * 3 / 4")
+    ratio(${goal} 1000000 3 goal_m)
+    set(cells "")
+    foreach(compiler IN LISTS COMPILERS)
+      ratio(${instructions_${model}_${compiler}} ${mve} 2 against)
+      string(APPEND cells " ${against}x |")
+    endforeach()
+    string(APPEND summary_rows "| ${model} | ${macs_${model}} M | ${instr_list_text} | ${tflm_mve_${model}} M (${mve_per_mac}) |${cells} ${goal_m} M |\n")
+    continue()
+  endif()
 
   # TFLM next to aotc (first compiler's flash and RAM; instructions for each compiler).
   list(GET COMPILERS 0 first)
@@ -384,18 +428,33 @@ foreach(model IN LISTS MODELS)
 endforeach()
 
 list(JOIN COMPILERS " / " compilers_text)
-set(table "Cortex-M4F (QEMU mps2-an386, -icount shift=0), -O2, reference case 0 of each model.\n\n")
+set(table "${board_${AOTC_TARGET}}, -O2, reference case 0 of each model.\n\n")
 string(APPEND table "| model | compiler | code B | const B | flash B | RAM B | RAM + I/O B | stack static B | stack run B | instructions | instr/MAC |\n")
 string(APPEND table "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n${rows}\n")
+if(AOTC_TARGET STREQUAL "cortex-m55")
+  string(APPEND table "Against TensorFlow Lite Micro with CMSIS-NN's Helium (MVE) kernels on the same board (../shared/README.md), and the goal of issue #15 (0.75x those instructions):\n\n")
+  string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers_text} | TFLM CMSIS-NN MVE (instr/MAC) |")
+  set(rule "|---|--:|--:|--:|")
+  foreach(compiler IN LISTS COMPILERS)
+    string(APPEND table " aotc ${compiler} / TFLM |")
+    string(APPEND rule "--:|")
+  endforeach()
+  string(APPEND table " goal |\n${rule}--:|\n${summary_rows}")
+else()
 string(APPEND table "Against TensorFlow Lite Micro (figures from ../shared/README.md; TFLM flash = 75.2 KB interpreter with reference kernels + the model flatbuffer; TFLM RAM = minimum arena on a 32-bit target, which holds the input and output tensors too):\n\n")
 string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers_text} | TFLM reference kernels | TFLM CMSIS-NN (instr/MAC) | aotc flash B (${first}) | TFLM flash B | aotc RAM + I/O B (${first}) | TFLM arena B |\n")
 string(APPEND table "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n${summary_rows}")
+endif()
 
 message("\n${table}")
 if(DEFINED README)
   file(READ "${README}" readme)
   set(begin "<!-- bench_firmware:begin -->")
   set(end "<!-- bench_firmware:end -->")
+  if(NOT AOTC_TARGET STREQUAL "cortex-m4")
+    set(begin "<!-- bench_firmware:${AOTC_TARGET}:begin -->")
+    set(end "<!-- bench_firmware:${AOTC_TARGET}:end -->")
+  endif()
   string(FIND "${readme}" "${begin}" b)
   string(FIND "${readme}" "${end}" e)
   if(b EQUAL -1 OR e EQUAL -1)
