@@ -11,6 +11,7 @@
 #include "lowering/ir/builtins.h"
 #include "lowering/ir/ir_functor.h"
 #include "lowering/ir/ir_printer.h"
+#include "lowering/ir/runtime_calls.h"
 #include "lowering/passes/simplify.h"
 
 namespace aotc {
@@ -87,6 +88,15 @@ class StoreCollector : public IRVisitor {
   void visit_load(const LoadNode* op) override {
     used.insert(op->buffer->data.get());
     IRVisitor::visit_load(op);
+  }
+  // A runtime micro-kernel that writes through an address it is given (aotc_mve.h's outputs).
+  void visit_call(const CallNode* op) override {
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      const auto* address = op->args[i].as<CallNode>();
+      if (address && address->name == builtin::kAddressOf && ir::runtime_call_writes_argument(op->name, i))
+        if (const auto* element = address->args.at(0).as<LoadNode>()) stored.insert(element->buffer->data.get());
+    }
+    IRVisitor::visit_call(op);
   }
 };
 

@@ -1,0 +1,253 @@
+/* aotc_mve.h: int8 kernels for cores with Helium, the M-profile vector extension (MVE:
+ * Cortex-M55, M85), written with arm_mve.h intrinsics.
+ *
+ * aotc calls these on targets whose description lists the `mve` feature. Each call does a
+ * whole output pixel (convolutions, fully connected rows) or a whole output row (depthwise
+ * convolutions), requantization included, so that the requantization runs four channels
+ * per instruction as well:
+ *   - convolution and fully connected: VMLADAVA sums sixteen int8 products into a scalar
+ *     per instruction; each loaded input vector serves a block of four output channels,
+ *     whose weights the compiler packed in the order the loop reads them;
+ *   - depthwise convolution: four channels per vector in 32-bit lanes (VMUL, VADD);
+ *   - requantization of four channels: TFLite's MultiplyByQuantizedMultiplier, exactly:
+ *     VQRDMULH is its SaturatingRoundingDoublingHighMul (the high half of 2*a*b + 2^31,
+ *     which is gemmlowp's nudge for either sign), and VRSHL rounds half up where
+ *     RoundingDivideByPOT rounds half away from zero, so a negative value is lowered by
+ *     one first (only when a right shift follows: the sign bit of value AND -shift).
+ * The input's zero point is folded into the bias at compile time (bias - zp * sum of the
+ * channel's weights), and windows that reach into the padding read rows filled with the
+ * zero point (aotc_mve_band_row_s8), so the loops never subtract an offset nor check a
+ * bound. Elsewhere (the host, where aotc's interpreter and `aotc run` evaluate the
+ * calls) plain loops compute the same bytes, which tests/firmware/mve_kernels checks on
+ * the emulated core, kernel against loops, for many shapes.
+ *
+ * Per-channel tables (bias, multiplier, shifts) hold a multiple of four entries and the
+ * packed weights whole blocks of four channels, so vector loads of them never read past
+ * their end; the last block's extra channels are computed but not stored. Input runs are
+ * read with tail predication, never past their end. Plain C99 that also compiles as C++.
+ */
+#ifndef AOTC_MVE_H_
+#define AOTC_MVE_H_
+
+#include <stdint.h>
+
+#include "aotc_quant.h"
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#define AOTC_MVE 1
+#else
+#define AOTC_MVE 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define AOTC_MVE_INLINE static inline __attribute__((always_inline))
+#else
+#define AOTC_MVE_INLINE static inline
+#endif
+
+/* Output channels per block of the convolution kernel, and the bytes of one input chunk. */
+#define AOTC_MVE_CHANNELS 4
+#define AOTC_MVE_CHUNK 16
+
+/* Bytes of packed convolution weights: per block of four output channels, `rows` runs of
+ * `row_length` values, each run padded to whole chunks of sixteen, four chunks (one per
+ * channel of the block) per chunk position. */
+#define AOTC_MVE_PACKED_BYTES(out_channels, rows, row_length) \
+  ((((out_channels) + 3) / 4) * (rows) * (((row_length) + 15) / 16) * 64)
+
+/* ---- Requantization of four channels ------------------------------------------------ */
+
+#if AOTC_MVE
+/* TFLite's MultiplyByQuantizedMultiplier on four lanes, plus the output zero point,
+ * clamped to [act_min, act_max]. left: left shifts (>= 0), or unused when has_left is 0;
+ * right: the right shifts as VRSHL amounts (<= 0). */
+AOTC_MVE_INLINE int32x4_t aotc_mve_requantize(int32x4_t acc, int32x4_t multiplier, int32_t has_left, int32x4_t left,
+                                              int32x4_t right, int32_t output_zero_point, int32_t act_min,
+                                              int32_t act_max) {
+  int32x4_t high;
+  if (has_left) acc = vshlq_s32(acc, left); /* wraps like TFLite's int32 multiply */
+  high = vqrdmulhq_s32(acc, multiplier);
+  /* -1 for a negative value that is shifted right: rounds ties away from zero. */
+  high = vqaddq_s32(high, vshrq_n_s32(vandq_s32(high, right), 31));
+  high = vrshlq_s32(high, right);
+  high = vaddq_n_s32(high, output_zero_point);
+  return vminq_s32(vmaxq_s32(high, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
+}
+#endif
+
+/* The same on one value, for the portable loops: channel c's parameters. */
+AOTC_MVE_INLINE int32_t aotc_mve_requantize_one(int32_t acc, const int32_t* multiplier, const int32_t* left,
+                                                const int32_t* right, int32_t c, int32_t output_zero_point,
+                                                int32_t act_min, int32_t act_max) {
+  const int32_t shift = (left ? left[c] : 0) + right[c];
+  int32_t v = aotc_mul_by_quantized_multiplier(acc, multiplier[c], shift) + output_zero_point;
+  if (v < act_min) v = act_min;
+  if (v > act_max) v = act_max;
+  return v;
+}
+
+/* ---- Copies: staging, padded rows, gathered windows ---------------------------------- */
+
+/* dst[0..n) = src[0..n). */
+AOTC_MVE_INLINE void aotc_mve_copy_s8(int8_t* dst, const int8_t* src, int32_t n) {
+#if AOTC_MVE
+  for (; n > 0; n -= 16, src += 16, dst += 16) {
+    const mve_pred16_t p = vctp8q((uint32_t)n);
+    vstrbq_p_s8(dst, vldrbq_z_s8(src, p), p);
+  }
+#else
+  int32_t i;
+  for (i = 0; i < n; ++i) dst[i] = src[i];
+#endif
+}
+
+/* dst[0..n) = value. */
+AOTC_MVE_INLINE void aotc_mve_fill_s8(int8_t* dst, int32_t value, int32_t n) {
+#if AOTC_MVE
+  const int8x16_t v = vdupq_n_s8((int8_t)value);
+  for (; n > 0; n -= 16, dst += 16) vstrbq_p_s8(dst, v, vctp8q((uint32_t)n));
+#else
+  int32_t i;
+  for (i = 0; i < n; ++i) dst[i] = (int8_t)value;
+#endif
+}
+
+/* One row of a band of padded input rows: pad_left pixels of `channels` zero points, the
+ * `width` pixels of the input row src (or, when valid is 0, a row in the padding: zero
+ * points all along), then pad_right pixels of zero points. */
+AOTC_MVE_INLINE void aotc_mve_band_row_s8(int8_t* dst, const int8_t* src, int32_t valid, int32_t width, int32_t pad_left,
+                                          int32_t pad_right, int32_t channels, int32_t zero_point) {
+  if (!valid) {
+    aotc_mve_fill_s8(dst, zero_point, (pad_left + width + pad_right) * channels);
+    return;
+  }
+  aotc_mve_fill_s8(dst, zero_point, pad_left * channels);
+  aotc_mve_copy_s8(dst + pad_left * channels, src, width * channels);
+  aotc_mve_fill_s8(dst + (pad_left + width) * channels, zero_point, pad_right * channels);
+}
+
+/* The window of rows x run bytes at src (rows row_stride apart) into dst, contiguous. */
+AOTC_MVE_INLINE void aotc_mve_gather_s8(int8_t* dst, const int8_t* src, int32_t row_stride, int32_t rows, int32_t run) {
+  int32_t r;
+  for (r = 0; r < rows; ++r) aotc_mve_copy_s8(dst + r * run, src + r * row_stride, run);
+}
+
+/* ---- Convolution and fully connected: one output pixel, every output channel ---------- */
+
+/* y[oc] for oc in [0, out_channels): requantize(bias[oc] + sum over the window of x * w),
+ * the window being `rows` runs of row_length int8 values, row_stride bytes apart, from x
+ * (a pointwise convolution or a fully connected row: one run). bias has the input's zero
+ * point folded in. Packed weights: see AOTC_MVE_PACKED_BYTES; per block of four channels,
+ * run by run, chunk by chunk, sixteen values of each of the four channels (zeros past the
+ * run's end and for channels past out_channels). Tables of a multiple of four entries;
+ * left_shift may be null (every left shift 0). */
+AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32_t rows, int32_t row_length,
+                                      const int8_t* packed_weights, int32_t out_channels, const int32_t* bias,
+                                      const int32_t* multiplier, const int32_t* left_shift, const int32_t* right_shift,
+                                      int32_t output_zero_point, int32_t act_min, int32_t act_max, int8_t* y) {
+  const int8_t* w = packed_weights;
+  int32_t oc;
+#if AOTC_MVE
+  const int32_t full = row_length / 16, tail = row_length % 16;
+  for (oc = 0; oc < out_channels; oc += 4) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, r, k;
+    int32x4_t acc;
+    const int8_t* xr = x;
+    for (r = 0; r < rows; ++r, xr += row_stride) {
+      const int8_t* xp = xr;
+      for (k = 0; k < full; ++k, xp += 16, w += 64) {
+        const int8x16_t v = vldrbq_s8(xp);
+        a0 = vmladavaq_s8(a0, v, vldrbq_s8(w));
+        a1 = vmladavaq_s8(a1, v, vldrbq_s8(w + 16));
+        a2 = vmladavaq_s8(a2, v, vldrbq_s8(w + 32));
+        a3 = vmladavaq_s8(a3, v, vldrbq_s8(w + 48));
+      }
+      if (tail) {
+        const int8x16_t v = vldrbq_z_s8(xp, vctp8q((uint32_t)tail));
+        a0 = vmladavaq_s8(a0, v, vldrbq_s8(w));
+        a1 = vmladavaq_s8(a1, v, vldrbq_s8(w + 16));
+        a2 = vmladavaq_s8(a2, v, vldrbq_s8(w + 32));
+        a3 = vmladavaq_s8(a3, v, vldrbq_s8(w + 48));
+        w += 64;
+      }
+    }
+    acc = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
+    acc = vaddq_s32(acc, vldrwq_s32(bias + oc));
+    acc = aotc_mve_requantize(acc, vldrwq_s32(multiplier + oc), left_shift != 0,
+                              left_shift ? vldrwq_s32(left_shift + oc) : vdupq_n_s32(0), vldrwq_s32(right_shift + oc),
+                              output_zero_point, act_min, act_max);
+    vstrbq_p_s32(y + oc, acc, vctp32q((uint32_t)(out_channels - oc)));
+  }
+#else
+  const int32_t chunks = (row_length + 15) / 16;
+  for (oc = 0; oc < out_channels; oc += 4) {
+    uint32_t sums[4] = {0, 0, 0, 0};
+    int32_t r, k, j, i;
+    for (r = 0; r < rows; ++r)
+      for (k = 0; k < chunks; ++k, w += 64)
+        for (j = 0; j < 4; ++j)
+          for (i = 0; i < 16 && 16 * k + i < row_length; ++i)
+            sums[j] += (uint32_t)(x[r * row_stride + 16 * k + i] * w[16 * j + i]);
+    for (j = 0; j < 4 && oc + j < out_channels; ++j) {
+      const int32_t acc = (int32_t)(sums[j] + (uint32_t)bias[oc + j]);
+      y[oc + j] = (int8_t)aotc_mve_requantize_one(acc, multiplier, left_shift, right_shift, oc + j, output_zero_point,
+                                                  act_min, act_max);
+    }
+  }
+#endif
+}
+
+/* ---- Depthwise convolution: one output row, every channel ----------------------------- */
+
+/* y[ox * channels + c] for ox in [0, out_width), c in [0, channels): requantize(bias[c] +
+ * sum over ky < kernel_h, kx < kernel_w of band[ky * row_stride + (ox * stride_x + kx) *
+ * channels + c] * w[(ky * kernel_w + kx) * channels + c]). band: kernel_h padded input rows
+ * (aotc_mve_band_row_s8), so that every window lies inside it; w: the TFLite filter
+ * [1, kernel_h, kernel_w, channels]; bias with the input's zero point folded in. */
+AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_stride, int32_t channels, int32_t kernel_h,
+                                           int32_t kernel_w, int32_t stride_x, int32_t out_width, const int8_t* w,
+                                           const int32_t* bias, const int32_t* multiplier, const int32_t* left_shift,
+                                           const int32_t* right_shift, int32_t output_zero_point, int32_t act_min,
+                                           int32_t act_max, int8_t* y) {
+  const int32_t step = stride_x * channels;
+  int32_t c;
+#if AOTC_MVE
+  for (c = 0; c < channels; c += 4) {
+    const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
+    const int32x4_t b = vldrwq_s32(bias + c), m = vldrwq_s32(multiplier + c), rs = vldrwq_s32(right_shift + c);
+    const int32x4_t ls = left_shift ? vldrwq_s32(left_shift + c) : vdupq_n_s32(0);
+    const int8_t* window = band + c;
+    int8_t* out = y + c;
+    int32_t ox;
+    for (ox = 0; ox < out_width; ++ox, window += step, out += channels) {
+      int32x4_t acc = b;
+      const int8_t* wr = w + c;
+      const int8_t* xr = window;
+      int32_t ky, kx;
+      /* A channel count that is not a multiple of four reads the last block predicated:
+       * never past the band's or the filter's end. */
+      for (ky = 0; ky < kernel_h; ++ky, xr += row_stride)
+        for (kx = 0; kx < kernel_w; ++kx, wr += channels)
+          acc = vaddq_s32(acc, channels % 4 == 0 ? vmulq_s32(vldrbq_s32(xr + kx * channels), vldrbq_s32(wr))
+                                                 : vmulq_s32(vldrbq_z_s32(xr + kx * channels, p), vldrbq_z_s32(wr, p)));
+      vstrbq_p_s32(out, aotc_mve_requantize(acc, m, left_shift != 0, ls, rs, output_zero_point, act_min, act_max), p);
+    }
+  }
+#else
+  for (c = 0; c < channels; ++c) {
+    int32_t ox;
+    for (ox = 0; ox < out_width; ++ox) {
+      uint32_t sum = (uint32_t)bias[c];
+      int32_t ky, kx;
+      for (ky = 0; ky < kernel_h; ++ky)
+        for (kx = 0; kx < kernel_w; ++kx)
+          sum += (uint32_t)(band[ky * row_stride + ox * step + kx * channels + c] * w[(ky * kernel_w + kx) * channels + c]);
+      y[ox * channels + c] = (int8_t)aotc_mve_requantize_one((int32_t)sum, multiplier, left_shift, right_shift, c,
+                                                             output_zero_point, act_min, act_max);
+    }
+  }
+#endif
+}
+
+#endif /* AOTC_MVE_H_ */
