@@ -50,6 +50,14 @@
 #define AOTC_MVE_CHANNELS 4
 #define AOTC_MVE_CHUNK 16
 
+/* Input chunks aotc_mve_conv_s8 keeps in vector registers across blocks of channels: four
+ * with clang; gcc 12 spills them beyond two (measured on the Cortex-M55 kernels). */
+#if defined(__clang__)
+#define AOTC_MVE_HELD_CHUNKS 4
+#else
+#define AOTC_MVE_HELD_CHUNKS 2
+#endif
+
 /* Bytes of packed convolution weights: per block of four output channels, `rows` runs of
  * `row_length` values, each run padded to whole chunks of sixteen, four chunks (one per
  * channel of the block) per chunk position. */
@@ -59,20 +67,24 @@
 /* ---- Requantization of four channels ------------------------------------------------ */
 
 #if AOTC_MVE
-/* TFLite's MultiplyByQuantizedMultiplier on four lanes, plus the output zero point,
- * clamped to [act_min, act_max]. left: left shifts (>= 0), or unused when has_left is 0;
- * right: the right shifts as VRSHL amounts (<= 0). */
-AOTC_MVE_INLINE int32x4_t aotc_mve_requantize(int32x4_t acc, int32x4_t multiplier, int32_t has_left, int32x4_t left,
-                                              int32x4_t right, int32_t output_zero_point, int32_t act_min,
-                                              int32_t act_max) {
+/* TFLite's MultiplyByQuantizedMultiplier on four lanes. left: left shifts (>= 0), or
+ * unused when has_left is 0; right: the right shifts as VRSHL amounts (<= 0). */
+AOTC_MVE_INLINE int32x4_t aotc_mve_rescale(int32x4_t acc, int32x4_t multiplier, int32_t has_left, int32x4_t left,
+                                           int32x4_t right) {
   int32x4_t high;
   if (has_left) acc = vshlq_s32(acc, left); /* wraps like TFLite's int32 multiply */
   high = vqrdmulhq_s32(acc, multiplier);
   /* -1 for a negative value that is shifted right: rounds ties away from zero. */
   high = vqaddq_s32(high, vshrq_n_s32(vandq_s32(high, right), 31));
-  high = vrshlq_s32(high, right);
-  high = vaddq_n_s32(high, output_zero_point);
-  return vminq_s32(vmaxq_s32(high, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
+  return vrshlq_s32(high, right);
+}
+
+/* The same plus the output zero point, clamped to [act_min, act_max]. */
+AOTC_MVE_INLINE int32x4_t aotc_mve_requantize(int32x4_t acc, int32x4_t multiplier, int32_t has_left, int32x4_t left,
+                                              int32x4_t right, int32_t output_zero_point, int32_t act_min,
+                                              int32_t act_max) {
+  const int32x4_t v = vaddq_n_s32(aotc_mve_rescale(acc, multiplier, has_left, left, right), output_zero_point);
+  return vminq_s32(vmaxq_s32(v, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
 }
 #endif
 
@@ -149,36 +161,58 @@ AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32
   const int8_t* w = packed_weights;
   int32_t oc;
 #if AOTC_MVE
-  const int32_t full = row_length / 16, tail = row_length % 16;
-  for (oc = 0; oc < out_channels; oc += 4) {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, r, k;
-    int32x4_t acc;
-    const int8_t* xr = x;
-    for (r = 0; r < rows; ++r, xr += row_stride) {
-      const int8_t* xp = xr;
-      for (k = 0; k < full; ++k, xp += 16, w += 64) {
-        const int8x16_t v = vldrbq_s8(xp);
-        a0 = vmladavaq_s8(a0, v, vldrbq_s8(w));
-        a1 = vmladavaq_s8(a1, v, vldrbq_s8(w + 16));
-        a2 = vmladavaq_s8(a2, v, vldrbq_s8(w + 32));
-        a3 = vmladavaq_s8(a3, v, vldrbq_s8(w + 48));
-      }
-      if (tail) {
-        const int8x16_t v = vldrbq_z_s8(xp, vctp8q((uint32_t)tail));
-        a0 = vmladavaq_s8(a0, v, vldrbq_s8(w));
-        a1 = vmladavaq_s8(a1, v, vldrbq_s8(w + 16));
-        a2 = vmladavaq_s8(a2, v, vldrbq_s8(w + 32));
-        a3 = vmladavaq_s8(a3, v, vldrbq_s8(w + 48));
-        w += 64;
-      }
+  /* Whole chunks of sixteen per run, then a partial one (read predicated) when the run's
+   * length is not a multiple of sixteen. The four sums start from the bias. */
+  const int32_t full = row_length / 16, tail = row_length % 16, chunks = (row_length + 15) / 16;
+  const mve_pred16_t tail_lanes = vctp8q((uint32_t)tail);
+#define AOTC_MVE_CHUNK4(v)                   \
+  do {                                       \
+    a0 = vmladavaq_s8(a0, (v), vldrbq_s8(w)); \
+    a1 = vmladavaq_s8(a1, (v), vldrbq_s8(w + 16)); \
+    a2 = vmladavaq_s8(a2, (v), vldrbq_s8(w + 32)); \
+    a3 = vmladavaq_s8(a3, (v), vldrbq_s8(w + 48)); \
+    w += 64;                                 \
+  } while (0)
+#define AOTC_MVE_STORE_BLOCK()                                                                                        \
+  do {                                                                                                                \
+    int32x4_t acc = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);            \
+    acc = aotc_mve_requantize(acc, vldrwq_s32(multiplier + oc), left_shift != 0,                                     \
+                              left_shift ? vldrwq_s32(left_shift + oc) : vdupq_n_s32(0), vldrwq_s32(right_shift + oc), \
+                              output_zero_point, act_min, act_max);                                                   \
+    if (out_channels % 4 == 0)                                                                                        \
+      vstrbq_s32(y + oc, acc);                                                                                        \
+    else                                                                                                              \
+      vstrbq_p_s32(y + oc, acc, vctp32q((uint32_t)(out_channels - oc)));                                             \
+  } while (0)
+  if (rows == 1 && chunks <= AOTC_MVE_HELD_CHUNKS) {
+    /* A short input (a pointwise convolution's pixel, a small fully connected row): read
+     * once into registers for every block of channels. */
+    const int8x16_t x0 = chunks == 1 && tail ? vldrbq_z_s8(x, tail_lanes) : vldrbq_s8(x);
+    const int8x16_t x1 = chunks < 2 ? x0 : chunks == 2 && tail ? vldrbq_z_s8(x + 16, tail_lanes) : vldrbq_s8(x + 16);
+    const int8x16_t x2 = chunks < 3 ? x0 : chunks == 3 && tail ? vldrbq_z_s8(x + 32, tail_lanes) : vldrbq_s8(x + 32);
+    const int8x16_t x3 = chunks < 4 ? x0 : tail ? vldrbq_z_s8(x + 48, tail_lanes) : vldrbq_s8(x + 48);
+    for (oc = 0; oc < out_channels; oc += 4) {
+      int32_t a0 = bias[oc], a1 = bias[oc + 1], a2 = bias[oc + 2], a3 = bias[oc + 3];
+      AOTC_MVE_CHUNK4(x0);
+      if (chunks > 1) AOTC_MVE_CHUNK4(x1);
+      if (chunks > 2) AOTC_MVE_CHUNK4(x2);
+      if (chunks > 3) AOTC_MVE_CHUNK4(x3);
+      AOTC_MVE_STORE_BLOCK();
     }
-    acc = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
-    acc = vaddq_s32(acc, vldrwq_s32(bias + oc));
-    acc = aotc_mve_requantize(acc, vldrwq_s32(multiplier + oc), left_shift != 0,
-                              left_shift ? vldrwq_s32(left_shift + oc) : vdupq_n_s32(0), vldrwq_s32(right_shift + oc),
-                              output_zero_point, act_min, act_max);
-    vstrbq_p_s32(y + oc, acc, vctp32q((uint32_t)(out_channels - oc)));
+    return;
   }
+  for (oc = 0; oc < out_channels; oc += 4) {
+    int32_t a0 = bias[oc], a1 = bias[oc + 1], a2 = bias[oc + 2], a3 = bias[oc + 3], r, k;
+    const int8_t* xr = x;
+    for (r = rows; r > 0; --r, xr += row_stride) {
+      const int8_t* xp = xr;
+      for (k = full; k > 0; --k, xp += 16) AOTC_MVE_CHUNK4(vldrbq_s8(xp));
+      if (tail) AOTC_MVE_CHUNK4(vldrbq_z_s8(xp, tail_lanes));
+    }
+    AOTC_MVE_STORE_BLOCK();
+  }
+#undef AOTC_MVE_CHUNK4
+#undef AOTC_MVE_STORE_BLOCK
 #else
   const int32_t chunks = (row_length + 15) / 16;
   for (oc = 0; oc < out_channels; oc += 4) {
@@ -198,6 +232,38 @@ AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32
 #endif
 }
 
+/* ---- A residual ADD fused behind a convolution -------------------------------------------- */
+
+/* y[i] for i < n: TFLite's int8 ADD of a[i] and b[i], as its reference kernel computes it:
+ * each (x + offset) << 20 rescaled by its multiplier and shift (<= 0), the sum rescaled by
+ * the output's, plus the output zero point, clamped to [act_min, act_max]. Offsets are the
+ * inputs' zero points negated. y may be a or b: each element is read before it is written. */
+AOTC_MVE_INLINE void aotc_mve_add_s8(const int8_t* a, const int8_t* b, int32_t n, int32_t a_offset, int32_t a_multiplier,
+                                     int32_t a_shift, int32_t b_offset, int32_t b_multiplier, int32_t b_shift,
+                                     int32_t output_multiplier, int32_t output_shift, int32_t output_zero_point,
+                                     int32_t act_min, int32_t act_max, int8_t* y) {
+  int32_t i;
+#if AOTC_MVE
+  const int32x4_t am = vdupq_n_s32(a_multiplier), as = vdupq_n_s32(a_shift), bm = vdupq_n_s32(b_multiplier);
+  const int32x4_t bs = vdupq_n_s32(b_shift), om = vdupq_n_s32(output_multiplier), os = vdupq_n_s32(output_shift);
+  const int32x4_t none = vdupq_n_s32(0);
+  for (i = 0; i < n; i += 4) {
+    const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+    const int32x4_t va = vshlq_n_s32(vaddq_n_s32(vldrbq_z_s32(a + i, p), a_offset), 20);
+    const int32x4_t vb = vshlq_n_s32(vaddq_n_s32(vldrbq_z_s32(b + i, p), b_offset), 20);
+    const int32x4_t sum = vaddq_s32(aotc_mve_rescale(va, am, 0, none, as), aotc_mve_rescale(vb, bm, 0, none, bs));
+    vstrbq_p_s32(y + i, aotc_mve_requantize(sum, om, 0, none, os, output_zero_point, act_min, act_max), p);
+  }
+#else
+  for (i = 0; i < n; ++i) {
+    const int32_t sum = aotc_mul_by_quantized_multiplier((a[i] + a_offset) * (1 << 20), a_multiplier, a_shift) +
+                        aotc_mul_by_quantized_multiplier((b[i] + b_offset) * (1 << 20), b_multiplier, b_shift);
+    int32_t v = aotc_mul_by_quantized_multiplier(sum, output_multiplier, output_shift) + output_zero_point;
+    y[i] = (int8_t)(v < act_min ? act_min : v > act_max ? act_max : v);
+  }
+#endif
+}
+
 /* ---- Depthwise convolution: one output row, every channel ----------------------------- */
 
 /* y[ox * channels + c] for ox in [0, out_width), c in [0, channels): requantize(bias[c] +
@@ -213,27 +279,90 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
   const int32_t step = stride_x * channels;
   int32_t c;
 #if AOTC_MVE
-  for (c = 0; c < channels; c += 4) {
-    const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
-    const int32x4_t b = vldrwq_s32(bias + c), m = vldrwq_s32(multiplier + c), rs = vldrwq_s32(right_shift + c);
-    const int32x4_t ls = left_shift ? vldrwq_s32(left_shift + c) : vdupq_n_s32(0);
-    const int8_t* window = band + c;
-    int8_t* out = y + c;
-    int32_t ox;
-    for (ox = 0; ox < out_width; ++ox, window += step, out += channels) {
-      int32x4_t acc = b;
-      const int8_t* wr = w + c;
-      const int8_t* xr = window;
-      int32_t ky, kx;
-      /* A channel count that is not a multiple of four reads the last block predicated:
-       * never past the band's or the filter's end. */
-      for (ky = 0; ky < kernel_h; ++ky, xr += row_stride)
-        for (kx = 0; kx < kernel_w; ++kx, wr += channels)
-          acc = vaddq_s32(acc, channels % 4 == 0 ? vmulq_s32(vldrbq_s32(xr + kx * channels), vldrbq_s32(wr))
-                                                 : vmulq_s32(vldrbq_z_s32(xr + kx * channels, p), vldrbq_z_s32(wr, p)));
-      vstrbq_p_s32(out, aotc_mve_requantize(acc, m, left_shift != 0, ls, rs, output_zero_point, act_min, act_max), p);
+  int32_t ox = 0;
+  /* Four channels per vector in 32-bit lanes: a channel count that is not a multiple of
+   * four reads and writes its last block predicated, never past the band, the filter or
+   * the output. The channel blocks are the inner loop, so that nothing in it is
+   * loop-invariant for the compiler to keep (and spill) across it; pointers walk by the
+   * channel count, as VLDRB's immediate offsets reach 127 bytes only. */
+#define AOTC_MVE_LOAD4(ptr) (channels % 4 == 0 ? vldrbq_s32(ptr) : vldrbq_z_s32((ptr), p))
+#define AOTC_MVE_STORE4(ptr, acc)                                                                             \
+  do {                                                                                                        \
+    const int32x4_t q_ = aotc_mve_requantize((acc), m, left_shift != 0, ls, rs, output_zero_point, act_min, act_max); \
+    if (channels % 4 == 0)                                                                                    \
+      vstrbq_s32((ptr), q_);                                                                                  \
+    else                                                                                                      \
+      vstrbq_p_s32((ptr), q_, p);                                                                             \
+  } while (0)
+  if (kernel_h == 3 && kernel_w == 3 && (stride_x == 1 || stride_x == 2)) {
+    /* Two outputs at a time: each weight vector loaded once for both, and the column the
+     * two windows share (two with a stride of 1) once. Two sums, three weights, the column
+     * and a product fit the eight vector registers. */
+    for (; ox + 2 <= out_width; ox += 2) {
+      for (c = 0; c < channels; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
+        int32x4_t acc0 = vldrwq_s32(bias + c), acc1 = acc0;
+        const int8_t* xr = band + ox * step + c;
+        const int8_t* wr = w + c;
+        int32_t ky;
+#define AOTC_MVE_COLUMN() (x = AOTC_MVE_LOAD4(xp), xp += channels)
+#define AOTC_MVE_TAP(acc, wk) acc = vaddq_s32(acc, vmulq_s32(x, wk))
+        for (ky = 0; ky < 3; ++ky, xr += row_stride) {
+          const int8_t* xp = xr;
+          int32x4_t x, w0, w1, w2;
+          w0 = AOTC_MVE_LOAD4(wr);
+          wr += channels;
+          w1 = AOTC_MVE_LOAD4(wr);
+          wr += channels;
+          w2 = AOTC_MVE_LOAD4(wr);
+          wr += channels;
+          if (stride_x == 1) {
+            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w0);
+            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w1), AOTC_MVE_TAP(acc1, w0);
+            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w2), AOTC_MVE_TAP(acc1, w1);
+            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc1, w2);
+          } else {
+            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w0);
+            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w1);
+            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w2), AOTC_MVE_TAP(acc1, w0);
+            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc1, w1);
+            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc1, w2);
+          }
+        }
+#undef AOTC_MVE_COLUMN
+#undef AOTC_MVE_TAP
+        {
+          const int32x4_t m = vldrwq_s32(multiplier + c), rs = vldrwq_s32(right_shift + c);
+          const int32x4_t ls = left_shift ? vldrwq_s32(left_shift + c) : vdupq_n_s32(0);
+          int8_t* out = y + ox * channels + c;
+          AOTC_MVE_STORE4(out, acc0);
+          AOTC_MVE_STORE4(out + channels, acc1);
+        }
+      }
     }
   }
+  /* Any other window, and the last output of an odd row: one output at a time. */
+  for (; ox < out_width; ++ox) {
+    for (c = 0; c < channels; c += 4) {
+      const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
+      int32x4_t acc = vldrwq_s32(bias + c);
+      const int8_t* wr = w + c;
+      const int8_t* xr = band + ox * step + c;
+      int32_t ky, kx;
+      for (ky = 0; ky < kernel_h; ++ky, xr += row_stride) {
+        const int8_t* xp = xr;
+        for (kx = 0; kx < kernel_w; ++kx, xp += channels, wr += channels)
+          acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), AOTC_MVE_LOAD4(wr)));
+      }
+      {
+        const int32x4_t m = vldrwq_s32(multiplier + c), rs = vldrwq_s32(right_shift + c);
+        const int32x4_t ls = left_shift ? vldrwq_s32(left_shift + c) : vdupq_n_s32(0);
+        AOTC_MVE_STORE4(y + ox * channels + c, acc);
+      }
+    }
+  }
+#undef AOTC_MVE_LOAD4
+#undef AOTC_MVE_STORE4
 #else
   for (c = 0; c < channels; ++c) {
     int32_t ox;

@@ -79,6 +79,13 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
                                 i32(a[14]), pointer<int8_t>(a[15]));
           return int64_t{0};
         }}},
+      {"aotc_mve_add_s8",
+       {15, [](Args a) {
+          aotc_mve_add_s8(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]),
+                          i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]), i32(a[12]), i32(a[13]),
+                          pointer<int8_t>(a[14]));
+          return int64_t{0};
+        }}},
       {"aotc_mve_copy_s8",
        {3, [](Args a) {
           aotc_mve_copy_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]));
@@ -179,6 +186,7 @@ Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc) {
 
 Expr mve_conv_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_conv_s8", std::move(args)); }
 Expr mve_depthwise_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_depthwise_s8", std::move(args)); }
+Expr mve_add_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_add_s8", std::move(args)); }
 Expr mve_copy_s8(Expr dst, Expr src, Expr n) {
   return runtime_call("aotc_mve_copy_s8", {std::move(dst), std::move(src), std::move(n)});
 }
@@ -216,8 +224,8 @@ Expr float64_to_float16(Expr value) {
 bool runtime_call_writes_argument(const std::string& name, size_t index) {
   // The argument each micro-kernel writes (its last, but for the copies: the first).
   static const std::map<std::string, size_t> kWritten = {
-      {"aotc_dot_s8_2x2", 4},  {"aotc_dot_s8_1x4", 3},      {"aotc_mve_conv_s8", 13}, {"aotc_mve_depthwise_s8", 15},
-      {"aotc_mve_copy_s8", 0}, {"aotc_mve_band_row_s8", 0}, {"aotc_mve_gather_s8", 0}};
+      {"aotc_dot_s8_2x2", 4},  {"aotc_dot_s8_1x4", 3},  {"aotc_mve_conv_s8", 13},     {"aotc_mve_depthwise_s8", 15},
+      {"aotc_mve_add_s8", 14}, {"aotc_mve_copy_s8", 0}, {"aotc_mve_band_row_s8", 0}, {"aotc_mve_gather_s8", 0}};
   auto it = kWritten.find(name);
   return it != kWritten.end() && it->second == index;
 }

@@ -78,6 +78,9 @@ Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
 // same eight), and the copies that stage inputs and build padded bands.
 Expr mve_conv_s8(std::vector<Expr> args);
 Expr mve_depthwise_s8(std::vector<Expr> args);
+// aotc_mve_add_s8: TFLite's int8 ADD of n elements (a, b, n, then each input's offset,
+// multiplier and shift, the output's multiplier, shift and zero point, act_min, act_max, y).
+Expr mve_add_s8(std::vector<Expr> args);
 Expr mve_copy_s8(Expr dst, Expr src, Expr n);
 Expr mve_band_row_s8(Expr dst, Expr src, Expr valid, Expr width, Expr pad_left, Expr pad_right, Expr channels,
                      Expr zero_point);

@@ -2,6 +2,7 @@
 #include "lowering/ops/conv_mve_s8.h"
 
 #include "lowering/ir/runtime_calls.h"
+#include "lowering/ops/tflite_common.h"
 
 namespace aotc {
 namespace {
@@ -137,15 +138,20 @@ class MveConvBuilder {
     return folded;
   }
 
-  // Where the kernel writes one output pixel (or row, depthwise) of `count` values at
-  // `index`: the output, or with a fused epilogue a scratch buffer that `finish` then
-  // reads element by element through the epilogue.
+  // Where the kernel writes `pixels` output pixels at `index`: the output, or with a fused
+  // epilogue a scratch buffer that `finish` then reads through the epilogue: a residual ADD
+  // four elements per vector (aotc_mve_add_s8), any other element by element.
   struct Destination {
     Expr address;
     std::function<ir::Stmt()> finish;
   };
   Destination destination(const ir::Buffer& scratch, const std::vector<Expr>& index, int64_t pixels) {
     if (kb_.node().body.empty()) return {ir::address_of(ops_.output, index), [] { return ir::Stmt(); }};
+    if (const Node* add = residual_add()) {
+      return {ir::address_of(scratch, {0}), [this, add, scratch, index, pixels] {
+                return ir::evaluate(vector_add(*add, ir::address_of(scratch, {0}), index, pixels * c_.out_channels));
+              }};
+    }
     return {ir::address_of(scratch, {0}), [this, scratch, index, pixels] {
               return ir::loop_nest({pixels, c_.out_channels}, {"p", "oc"}, [&](const std::vector<Expr>& pc) {
                 std::vector<Expr> at = {index[0], index[1], index[2] + pc[0], pc[1]};
@@ -153,6 +159,38 @@ class MveConvBuilder {
                 return ir::store(ops_.output, at, kb_.epilogue(value, at));
               });
             }};
+  }
+
+  // The epilogue when it is one int8 tfl.ADD of the convolution's output and a tensor of
+  // the output's shape (a residual connection); null otherwise.
+  const Node* residual_add() const {
+    const Graph& g = kb_.graph();
+    const Node& node = kb_.node();
+    if (node.body.size() != 1 || node.body[0].op != "tfl.ADD") return nullptr;
+    const Node& add = node.body[0];
+    TensorId conv = anchor_output(node);
+    if (add.inputs.size() != 2 || !tflite::is_int8(g, add.outputs[0])) return nullptr;
+    TensorId other = add.inputs[0] == conv ? add.inputs[1] : add.inputs[0];
+    bool one_conv_input = (add.inputs[0] == conv) != (add.inputs[1] == conv);
+    return one_conv_input && g.tensor(other).shape == g.tensor(add.outputs[0]).shape ? &add : nullptr;
+  }
+
+  // TFLite's ADD of the convolution's results at `results` and the other operand at
+  // `index`, n elements, into the output.
+  Expr vector_add(const Node& add, const Expr& results, const std::vector<Expr>& index, int64_t n) {
+    const Graph& g = kb_.graph();
+    TensorId conv = anchor_output(kb_.node());
+    tflite::Int8AddMultipliers m = tflite::int8_add_multipliers(g, add);
+    TensorId other = add.inputs[0] == conv ? add.inputs[1] : add.inputs[0];
+    Expr other_at = ir::address_of(kb_.epilogue_operand(other), index);
+    Expr a = add.inputs[0] == conv ? results : other_at, b = add.inputs[0] == conv ? other_at : results;
+    QuantizedRange range = tflite::output_range(g, add, add.outputs[0]);
+    return ir::mve_add_s8({a, b, ir::make_int(n), ir::make_int(-tflite::zero_point_of(g, add.inputs[0])),
+                           ir::make_int(m.input1.multiplier), ir::make_int(m.input1.shift),
+                           ir::make_int(-tflite::zero_point_of(g, add.inputs[1])), ir::make_int(m.input2.multiplier),
+                           ir::make_int(m.input2.shift), ir::make_int(m.output.multiplier), ir::make_int(m.output.shift),
+                           ir::make_int(tflite::zero_point_of(g, add.outputs[0])), ir::make_int(range.min),
+                           ir::make_int(range.max), ir::address_of(ops_.output, index)});
   }
 
   ir::Buffer scratch(int64_t pixels) const {

@@ -44,6 +44,16 @@ ir::Expr clamp(ir::Expr x, const QuantizedRange& range);
 std::vector<QuantizedMultiplier> channel_multipliers(const Graph& g, TensorId input, TensorId filter, TensorId output,
                                                      int64_t channels);
 
+// The three rescalings of TFLite's int8 ADD (its ArithmeticParams, as TFLite Micro's
+// Prepare computes them): each input, centred on its zero point and shifted left by
+// kLeftShift bits, is rescaled by its multiplier to a common scale (shifts <= 0), and their
+// sum by the output's. For kernels that compute an ADD fused behind them (conv_mve_s8.h).
+struct Int8AddMultipliers {
+  static constexpr int kLeftShift = 20;
+  QuantizedMultiplier input1, input2, output;
+};
+Int8AddMultipliers int8_add_multipliers(const Graph& g, const Node& add);
+
 // A TFLite operator that is an operator with ONNX semantics once its compile-time operands
 // are known (TRANSPOSE is Transpose with the perm tensor's values...): `translate` builds
 // that operator's node from the TFLite node, on the same tensors, with the operands in the

@@ -27,12 +27,10 @@ enum class Arithmetic { kAdd, kSub, kMul };
 
 // ADD and SUB scale each zero-point-corrected input by 2^20 before rescaling, so that
 // the rescaled inputs keep 20 bits of precision below the output's unit.
-constexpr int kAddSubLeftShift = 20;
+constexpr int kAddSubLeftShift = tflite::Int8AddMultipliers::kLeftShift;
 
 // The three rescalings of an int8 ADD or SUB (TFLite's ArithmeticParams).
-struct AddSubMultipliers {
-  QuantizedMultiplier input1, input2, output;
-};
+using AddSubMultipliers = tflite::Int8AddMultipliers;
 
 // TFLite's QuantizeMultiplierSmallerThanOneExp: the factor must lie in (0, 1).
 QuantizedMultiplier multiplier_below_one(const Node& node, double real, const std::string& what) {
@@ -166,4 +164,9 @@ AOTC_REGISTER_OP("tfl.SUB", arithmetic_op(Arithmetic::kSub));
 AOTC_REGISTER_OP("tfl.MUL", arithmetic_op(Arithmetic::kMul));
 
 }  // namespace
+
+tflite::Int8AddMultipliers tflite::int8_add_multipliers(const Graph& g, const Node& add) {
+  return add_sub_multipliers(g, add, Arithmetic::kAdd);
+}
+
 }  // namespace aotc

@@ -21,9 +21,16 @@ struct depthwise_case {
   int32_t output_zero_point, act_min, act_max;
 };
 
+struct add_case {
+  const int8_t *a, *b;
+  int32_t n, a_offset, a_multiplier, a_shift, b_offset, b_multiplier, b_shift;
+  int32_t output_multiplier, output_shift, output_zero_point, act_min, act_max;
+};
+
 #define DECLARE_KERNELS(prefix)                                                                                   \
   void prefix##_conv(const struct conv_case* c, int8_t* y);                                                       \
   void prefix##_depthwise(const struct depthwise_case* c, int8_t* y);                                             \
+  void prefix##_add(const struct add_case* c, int8_t* y);                                                         \
   void prefix##_band_row(int8_t* dst, const int8_t* src, int32_t valid, int32_t width, int32_t pad_left,          \
                          int32_t pad_right, int32_t channels, int32_t zero_point);                                \
   void prefix##_gather(int8_t* dst, const int8_t* src, int32_t row_stride, int32_t rows, int32_t run);           \

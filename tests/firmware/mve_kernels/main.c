@@ -5,7 +5,7 @@
  * TFLite's arithmetic; this checks that the vector code that runs on the core computes the
  * same bytes, for many random shapes: runs that end inside a vector, rows with a stride,
  * channel counts that are not multiples of four, left and right shifts, zero points and
- * activation ranges, and, for the requantization alone, values whose roundings are exact
+ * activation ranges, residual additions, and, for the requantization alone, values whose roundings are exact
  * ties. It also checks that nothing is written past an output. Prints one line per kernel
  * and "result: PASS" if all agree (exit status 0).
  */
@@ -178,6 +178,36 @@ static void test_depthwise(void) {
   printf("depthwise: %" PRIu32 " of 600 cases agree\n", passed);
 }
 
+/* A residual ADD's parameters as TFLite computes them: multipliers in [2^30, 2^31), shifts
+ * <= 0 (the inputs' rescalings to a common scale are below one). */
+static void test_add(void) {
+  uint32_t k, passed = 0;
+  for (k = 0; k < 400; ++k) {
+    struct add_case c;
+    c.n = between(1, 200);
+    random_bytes(input, MAX_BYTES);
+    random_bytes(weights, MAX_BYTES);
+    c.a = input;
+    c.b = weights;
+    c.a_offset = between(-127, 128);
+    c.b_offset = between(-127, 128);
+    c.a_multiplier = (int32_t)(0x40000000u + (next() & 0x3FFFFFFFu));
+    c.b_multiplier = (int32_t)(0x40000000u + (next() & 0x3FFFFFFFu));
+    c.output_multiplier = (int32_t)(0x40000000u + (next() & 0x3FFFFFFFu));
+    c.a_shift = -between(0, 3);
+    c.b_shift = -between(0, 3);
+    c.output_shift = -between(15, 22);
+    c.output_zero_point = between(-128, 127);
+    c.act_min = k % 2 ? -128 : between(-128, 0);
+    c.act_max = k % 2 ? 127 : between(0, 127);
+    clear_outputs();
+    mve_add(&c, got);
+    portable_add(&c, want);
+    passed += (uint32_t)same("add", k, c.n);
+  }
+  printf("add: %" PRIu32 " of 400 cases agree\n", passed);
+}
+
 static void test_copies(void) {
   uint32_t k, passed = 0;
   for (k = 0; k < 600; ++k) {
@@ -201,6 +231,7 @@ int main(void) {
   test_requantize();
   test_conv();
   test_depthwise();
+  test_add();
   test_copies();
   printf("result: %s\n", failures == 0 ? "PASS" : "FAIL");
   fflush(stdout);
