@@ -104,10 +104,21 @@ AOTC_MVE_INLINE int32_t aotc_mve_requantize_one(int32_t acc, const int32_t* mult
 /* dst[0..n) = src[0..n). */
 AOTC_MVE_INLINE void aotc_mve_copy_s8(int8_t* dst, const int8_t* src, int32_t n) {
 #if AOTC_MVE
+#if defined(__clang__)
+  /* clang makes this a tail-predicated loop (DLSTP/LETP). */
   for (; n > 0; n -= 16, src += 16, dst += 16) {
     const mve_pred16_t p = vctp8q((uint32_t)n);
     vstrbq_p_s8(dst, vldrbq_z_s8(src, p), p);
   }
+#else
+  /* gcc 12 predicates every iteration of that loop (eleven instructions per vector): whole
+   * vectors, then the rest predicated. */
+  for (; n >= 16; n -= 16, src += 16, dst += 16) vstrbq_s8(dst, vldrbq_s8(src));
+  if (n > 0) {
+    const mve_pred16_t p = vctp8q((uint32_t)n);
+    vstrbq_p_s8(dst, vldrbq_z_s8(src, p), p);
+  }
+#endif
 #else
   int32_t i;
   for (i = 0; i < n; ++i) dst[i] = src[i];
@@ -118,7 +129,12 @@ AOTC_MVE_INLINE void aotc_mve_copy_s8(int8_t* dst, const int8_t* src, int32_t n)
 AOTC_MVE_INLINE void aotc_mve_fill_s8(int8_t* dst, int32_t value, int32_t n) {
 #if AOTC_MVE
   const int8x16_t v = vdupq_n_s8((int8_t)value);
+#if defined(__clang__)
   for (; n > 0; n -= 16, dst += 16) vstrbq_p_s8(dst, v, vctp8q((uint32_t)n));
+#else
+  for (; n >= 16; n -= 16, dst += 16) vstrbq_s8(dst, v);
+  if (n > 0) vstrbq_p_s8(dst, v, vctp8q((uint32_t)n));
+#endif
 #else
   int32_t i;
   for (i = 0; i < n; ++i) dst[i] = (int8_t)value;
@@ -266,11 +282,18 @@ AOTC_MVE_INLINE void aotc_mve_add_s8(const int8_t* a, const int8_t* b, int32_t n
 
 /* ---- Depthwise convolution: one output row, every channel ----------------------------- */
 
+/* Offset of the weight of channel c at tap t (of `taps`) in the packed depthwise filter,
+ * and its size: blocks of four channels, each tap's four weights together. */
+#define AOTC_MVE_DEPTHWISE_WEIGHT(c, t, taps) (((c) / 4 * (taps) + (t)) * 4 + (c) % 4)
+#define AOTC_MVE_DEPTHWISE_BYTES(channels, taps) (((channels) + 3) / 4 * (taps) * 4)
+
 /* y[ox * channels + c] for ox in [0, out_width), c in [0, channels): requantize(bias[c] +
  * sum over ky < kernel_h, kx < kernel_w of band[ky * row_stride + (ox * stride_x + kx) *
  * channels + c] * w[(ky * kernel_w + kx) * channels + c]). band: kernel_h padded input rows
- * (aotc_mve_band_row_s8), so that every window lies inside it; w: the TFLite filter
- * [1, kernel_h, kernel_w, channels]; bias with the input's zero point folded in. */
+ * (aotc_mve_band_row_s8), so that every window lies inside it; w: the filter packed by
+ * blocks of four channels, tap by tap (AOTC_MVE_DEPTHWISE_WEIGHT), zeros past the channel
+ * count, so that a block's weights lie within VLDRB's immediate offsets; bias with the
+ * input's zero point folded in. */
 AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_stride, int32_t channels, int32_t kernel_h,
                                            int32_t kernel_w, int32_t stride_x, int32_t out_width, const int8_t* w,
                                            const int32_t* bias, const int32_t* multiplier, const int32_t* left_shift,
@@ -303,19 +326,17 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
         const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
         int32x4_t acc0 = vldrwq_s32(bias + c), acc1 = acc0;
         const int8_t* xr = band + ox * step + c;
-        const int8_t* wr = w + c;
+        const int8_t* wr = w + c * 9;
         int32_t ky;
 #define AOTC_MVE_COLUMN() (x = AOTC_MVE_LOAD4(xp), xp += channels)
 #define AOTC_MVE_TAP(acc, wk) acc = vaddq_s32(acc, vmulq_s32(x, wk))
         for (ky = 0; ky < 3; ++ky, xr += row_stride) {
           const int8_t* xp = xr;
           int32x4_t x, w0, w1, w2;
-          w0 = AOTC_MVE_LOAD4(wr);
-          wr += channels;
-          w1 = AOTC_MVE_LOAD4(wr);
-          wr += channels;
-          w2 = AOTC_MVE_LOAD4(wr);
-          wr += channels;
+          w0 = vldrbq_s32(wr);
+          w1 = vldrbq_s32(wr + 4);
+          w2 = vldrbq_s32(wr + 8);
+          wr += 12;
           if (stride_x == 1) {
             AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w0);
             AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w1), AOTC_MVE_TAP(acc1, w0);
@@ -341,18 +362,28 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
       }
     }
   }
-  /* Any other window, and the last output of an odd row: one output at a time. */
+  /* Any other window, and the last output of an odd row: one output at a time (rows of
+   * three taps written out). */
   for (; ox < out_width; ++ox) {
     for (c = 0; c < channels; c += 4) {
       const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
       int32x4_t acc = vldrwq_s32(bias + c);
-      const int8_t* wr = w + c;
+      const int8_t* wr = w + c * kernel_h * kernel_w;
       const int8_t* xr = band + ox * step + c;
       int32_t ky, kx;
       for (ky = 0; ky < kernel_h; ++ky, xr += row_stride) {
         const int8_t* xp = xr;
-        for (kx = 0; kx < kernel_w; ++kx, xp += channels, wr += channels)
-          acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), AOTC_MVE_LOAD4(wr)));
+        if (kernel_w == 3) {
+          acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), vldrbq_s32(wr)));
+          xp += channels;
+          acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), vldrbq_s32(wr + 4)));
+          xp += channels;
+          acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), vldrbq_s32(wr + 8)));
+          wr += 12;
+          continue;
+        }
+        for (kx = 0; kx < kernel_w; ++kx, xp += channels, wr += 4)
+          acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), vldrbq_s32(wr)));
       }
       {
         const int32x4_t m = vldrwq_s32(multiplier + c), rs = vldrwq_s32(right_shift + c);
@@ -371,7 +402,8 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
       int32_t ky, kx;
       for (ky = 0; ky < kernel_h; ++ky)
         for (kx = 0; kx < kernel_w; ++kx)
-          sum += (uint32_t)(band[ky * row_stride + ox * step + kx * channels + c] * w[(ky * kernel_w + kx) * channels + c]);
+          sum += (uint32_t)(band[ky * row_stride + ox * step + kx * channels + c] *
+                            w[AOTC_MVE_DEPTHWISE_WEIGHT(c, ky * kernel_w + kx, kernel_h * kernel_w)]);
       y[ox * channels + c] = (int8_t)aotc_mve_requantize_one((int32_t)sum, multiplier, left_shift, right_shift, c,
                                                              output_zero_point, act_min, act_max);
     }

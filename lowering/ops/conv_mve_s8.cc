@@ -243,10 +243,27 @@ class MveConvBuilder {
     return gathered_ ? ir::allocate(window, body) : body;
   }
 
+  // aotc_mve_depthwise_s8's filter: blocks of four channels, tap by tap
+  // (AOTC_MVE_DEPTHWISE_WEIGHT), zeros past the channel count.
+  std::vector<uint8_t> packed_depthwise() const {
+    std::vector<uint8_t> bytes;
+    for (int64_t block = 0; block < c_.out_channels; block += kBlock)
+      for (int64_t t = 0; t < taps(); ++t)
+        for (int64_t ch = block; ch < block + kBlock; ++ch)
+          bytes.push_back(ch < c_.out_channels ? static_cast<uint8_t>(static_cast<int8_t>(weight(ch, t))) : 0);
+    return bytes;
+  }
+
   // Per output row, the band, then the whole row in one call.
   ir::Stmt depthwise() {
+    std::vector<uint8_t> packed = packed_depthwise();
+    int64_t bytes = static_cast<int64_t>(packed.size());
+    return ir::allocate_const("packed_weights", DataType::Int(8), {bytes}, std::move(packed),
+                              [&](const ir::Buffer& w) { return depthwise_rows(ir::address_of(w, {0})); });
+  }
+
+  ir::Stmt depthwise_rows(const Expr& filter) {
     ir::Buffer results = scratch(x_.output);
-    Expr filter = ir::address_of(ops_.filter, {0, 0, 0, 0});
     ir::Stmt body = rows([&](const Expr& n, const Expr& oy) {
       Destination d = destination(results, {n, oy, ir::make_int(0), 0}, x_.output);
       std::vector<Expr> args = {ir::address_of(band_, {0, 0}), ir::make_int(band_row_bytes()), ir::make_int(channels_),

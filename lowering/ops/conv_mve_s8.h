@@ -13,8 +13,9 @@
 //     window lies inside the band and no kernel checks a bound. From one output row to
 //     the next the band moves down: its rows still needed are moved up, the new ones
 //     copied in;
-//   - convolution weights are packed for aotc_mve_conv_s8 (blocks of four output channels,
-//     sixteen values of each per chunk, runs padded to whole chunks); a window is summed as
+//   - weights are packed: for aotc_mve_conv_s8 in blocks of four output channels, sixteen
+//     values of each per chunk, runs padded to whole chunks; for aotc_mve_depthwise_s8 in
+//     blocks of four channels, tap by tap. A convolution's window is summed as
 //     KH runs of KW * C values straight from the band, or, when such runs are short (KW * C
 //     not a multiple of 16 and below 64: first layers with 1 or 3 channels), gathered
 //     first into one contiguous run;
@@ -22,9 +23,10 @@
 //     to a multiple of four channels; TFLite's arithmetic exactly (see aotc_mve.h).
 // In place: a 1x1 convolution whose output may take its input's memory copies each input
 // pixel first; a depthwise convolution of stride 1 reads only the band, which holds every
-// input row the later output rows still need before the output overwrites it. A fused
-// epilogue (a residual ADD) is applied element by element to the kernel's results, which
-// the kernel writes to a small scratch buffer first.
+// input row the later output rows still need before the output overwrites it. With a
+// fused epilogue the kernel writes its results to a small scratch buffer first; a residual
+// ADD (int8 tfl.ADD with a tensor of the output's shape) is then computed four elements
+// per vector (aotc_mve_add_s8), any other epilogue element by element.
 #pragma once
 
 #include "lowering/ir/quantization.h"
@@ -45,9 +47,8 @@ struct MveRequantization {
 // convolution with a depth multiplier of 1.
 bool mve_conv_s8_applies(const ConvGeometry& geometry);
 
-// The kernel body of a convolution or depthwise convolution. `operands.filter` is read by
-// the depthwise kernel (the TFLite filter is already in the order it reads), not by the
-// convolution (packed weights replace it); `operands.bias` is not read.
+// The kernel body of a convolution or depthwise convolution. `operands.filter` and
+// `operands.bias` are not read (packed weights and folded tables replace them).
 ir::Stmt lower_mve_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, const MveRequantization& requantization,
                            const ConvOperands& operands, const FoldedConvConstants& constants);
 

@@ -214,7 +214,7 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   bool specialized = helium || (specialized_int8_applies(ctx, "dsp") &&
                                 (depthwise ? depthwise_s8_applies(c) : blocked_conv_s8_applies(c)));
   if (specialized) {
-    if (depthwise) ops.filter = kb.input(1, "filter");
+    if (depthwise && !helium) ops.filter = kb.input(1, "filter");
     ops.output = kb.output(0, "output");
     const Tensor* filter = &g.tensor(node.inputs[1]);
     const Tensor* bias = node.input(2) != kNoTensor ? &g.tensor(node.inputs[2]) : nullptr;

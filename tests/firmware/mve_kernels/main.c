@@ -162,7 +162,7 @@ static void test_depthwise(void) {
     random_tables(c.channels, k % 3 == 0);
     /* The band last: the kernel must not read past it. */
     c.band = input + MAX_BYTES - c.kernel_h * c.row_stride;
-    c.w = weights + MAX_BYTES - c.kernel_h * c.kernel_w * c.channels;
+    c.w = weights + MAX_BYTES - AOTC_MVE_DEPTHWISE_BYTES(c.channels, c.kernel_h * c.kernel_w);
     c.bias = bias;
     c.multiplier = multiplier;
     c.left_shift = k % 3 == 0 ? left_shift : 0;
