@@ -248,6 +248,36 @@ AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32
 #endif
 }
 
+/* ---- Average pooling ---------------------------------------------------------------------- */
+
+/* sums[c] = the sum over r < rows, k < cols of x[r * row_stride + k * channels + c], for c in
+ * [0, channels): the int32 sums of an average pool's window (NHWC), four channels per
+ * vector. */
+AOTC_MVE_INLINE void aotc_mve_window_sum_s8(const int8_t* x, int32_t row_stride, int32_t rows, int32_t cols,
+                                            int32_t channels, int32_t* sums) {
+  int32_t c;
+#if AOTC_MVE
+  for (c = 0; c < channels; c += 4) {
+    const mve_pred16_t p = vctp32q((uint32_t)(channels - c));
+    int32x4_t acc = vdupq_n_s32(0);
+    const int8_t* xr = x + c;
+    int32_t r, k;
+    for (r = 0; r < rows; ++r, xr += row_stride) {
+      const int8_t* xp = xr;
+      for (k = 0; k < cols; ++k, xp += channels) acc = vaddq_s32(acc, vldrbq_z_s32(xp, p));
+    }
+    vstrwq_p_s32(sums + c, acc, p);
+  }
+#else
+  for (c = 0; c < channels; ++c) {
+    int32_t sum = 0, r, k;
+    for (r = 0; r < rows; ++r)
+      for (k = 0; k < cols; ++k) sum += x[r * row_stride + k * channels + c];
+    sums[c] = sum;
+  }
+#endif
+}
+
 /* ---- A residual ADD fused behind a convolution -------------------------------------------- */
 
 /* y[i] for i < n: TFLite's int8 ADD of a[i] and b[i], as its reference kernel computes it:
@@ -263,13 +293,24 @@ AOTC_MVE_INLINE void aotc_mve_add_s8(const int8_t* a, const int8_t* b, int32_t n
   const int32x4_t am = vdupq_n_s32(a_multiplier), as = vdupq_n_s32(a_shift), bm = vdupq_n_s32(b_multiplier);
   const int32x4_t bs = vdupq_n_s32(b_shift), om = vdupq_n_s32(output_multiplier), os = vdupq_n_s32(output_shift);
   const int32x4_t none = vdupq_n_s32(0);
-  for (i = 0; i < n; i += 4) {
+  /* Whole vectors, then the rest predicated. */
+#define AOTC_MVE_ADD4(load_a, load_b, store)                                                                          \
+  do {                                                                                                                \
+    const int32x4_t va = vshlq_n_s32(vaddq_n_s32(load_a, a_offset), 20);                                              \
+    const int32x4_t vb = vshlq_n_s32(vaddq_n_s32(load_b, b_offset), 20);                                              \
+    const int32x4_t sum = vaddq_s32(aotc_mve_rescale(va, am, 0, none, as), aotc_mve_rescale(vb, bm, 0, none, bs)); \
+    store(aotc_mve_requantize(sum, om, 0, none, os, output_zero_point, act_min, act_max));                           \
+  } while (0)
+#define AOTC_MVE_STORE_WHOLE(v) vstrbq_s32(y + i, (v))
+#define AOTC_MVE_STORE_PART(v) vstrbq_p_s32(y + i, (v), p)
+  for (i = 0; i + 4 <= n; i += 4) AOTC_MVE_ADD4(vldrbq_s32(a + i), vldrbq_s32(b + i), AOTC_MVE_STORE_WHOLE);
+  if (i < n) {
     const mve_pred16_t p = vctp32q((uint32_t)(n - i));
-    const int32x4_t va = vshlq_n_s32(vaddq_n_s32(vldrbq_z_s32(a + i, p), a_offset), 20);
-    const int32x4_t vb = vshlq_n_s32(vaddq_n_s32(vldrbq_z_s32(b + i, p), b_offset), 20);
-    const int32x4_t sum = vaddq_s32(aotc_mve_rescale(va, am, 0, none, as), aotc_mve_rescale(vb, bm, 0, none, bs));
-    vstrbq_p_s32(y + i, aotc_mve_requantize(sum, om, 0, none, os, output_zero_point, act_min, act_max), p);
+    AOTC_MVE_ADD4(vldrbq_z_s32(a + i, p), vldrbq_z_s32(b + i, p), AOTC_MVE_STORE_PART);
   }
+#undef AOTC_MVE_ADD4
+#undef AOTC_MVE_STORE_WHOLE
+#undef AOTC_MVE_STORE_PART
 #else
   for (i = 0; i < n; ++i) {
     const int32_t sum = aotc_mul_by_quantized_multiplier((a[i] + a_offset) * (1 << 20), a_multiplier, a_shift) +

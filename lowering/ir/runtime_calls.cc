@@ -86,9 +86,19 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
                           pointer<int8_t>(a[14]));
           return int64_t{0};
         }}},
+      {"aotc_mve_window_sum_s8",
+       {6, [](Args a) {
+          aotc_mve_window_sum_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), pointer<int32_t>(a[5]));
+          return int64_t{0};
+        }}},
       {"aotc_mve_copy_s8",
        {3, [](Args a) {
           aotc_mve_copy_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]));
+          return int64_t{0};
+        }}},
+      {"aotc_mve_fill_s8",
+       {3, [](Args a) {
+          aotc_mve_fill_s8(pointer<int8_t>(a[0]), i32(a[1]), i32(a[2]));
           return int64_t{0};
         }}},
       {"aotc_mve_band_row_s8",
@@ -187,8 +197,15 @@ Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc) {
 Expr mve_conv_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_conv_s8", std::move(args)); }
 Expr mve_depthwise_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_depthwise_s8", std::move(args)); }
 Expr mve_add_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_add_s8", std::move(args)); }
+Expr mve_window_sum_s8(Expr x, Expr row_stride, Expr rows, Expr cols, Expr channels, Expr sums) {
+  return runtime_call("aotc_mve_window_sum_s8", {std::move(x), std::move(row_stride), std::move(rows), std::move(cols),
+                                                 std::move(channels), std::move(sums)});
+}
 Expr mve_copy_s8(Expr dst, Expr src, Expr n) {
   return runtime_call("aotc_mve_copy_s8", {std::move(dst), std::move(src), std::move(n)});
+}
+Expr mve_fill_s8(Expr dst, Expr value, Expr n) {
+  return runtime_call("aotc_mve_fill_s8", {std::move(dst), std::move(value), std::move(n)});
 }
 Expr mve_band_row_s8(Expr dst, Expr src, Expr valid, Expr width, Expr pad_left, Expr pad_right, Expr channels,
                      Expr zero_point) {
@@ -225,7 +242,8 @@ bool runtime_call_writes_argument(const std::string& name, size_t index) {
   // The argument each micro-kernel writes (its last, but for the copies: the first).
   static const std::map<std::string, size_t> kWritten = {
       {"aotc_dot_s8_2x2", 4},  {"aotc_dot_s8_1x4", 3},  {"aotc_mve_conv_s8", 13},     {"aotc_mve_depthwise_s8", 15},
-      {"aotc_mve_add_s8", 14}, {"aotc_mve_copy_s8", 0}, {"aotc_mve_band_row_s8", 0}, {"aotc_mve_gather_s8", 0}};
+      {"aotc_mve_add_s8", 14}, {"aotc_mve_copy_s8", 0}, {"aotc_mve_band_row_s8", 0}, {"aotc_mve_gather_s8", 0},
+      {"aotc_mve_window_sum_s8", 5}, {"aotc_mve_fill_s8", 0}};
   auto it = kWritten.find(name);
   return it != kWritten.end() && it->second == index;
 }

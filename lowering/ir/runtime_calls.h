@@ -81,7 +81,10 @@ Expr mve_depthwise_s8(std::vector<Expr> args);
 // aotc_mve_add_s8: TFLite's int8 ADD of n elements (a, b, n, then each input's offset,
 // multiplier and shift, the output's multiplier, shift and zero point, act_min, act_max, y).
 Expr mve_add_s8(std::vector<Expr> args);
+// aotc_mve_window_sum_s8: the int32 sums of an average pool's window, channel by channel.
+Expr mve_window_sum_s8(Expr x, Expr row_stride, Expr rows, Expr cols, Expr channels, Expr sums);
 Expr mve_copy_s8(Expr dst, Expr src, Expr n);
+Expr mve_fill_s8(Expr dst, Expr value, Expr n);
 Expr mve_band_row_s8(Expr dst, Expr src, Expr valid, Expr width, Expr pad_left, Expr pad_right, Expr channels,
                      Expr zero_point);
 Expr mve_gather_s8(Expr dst, Expr src, Expr row_stride, Expr rows, Expr run);

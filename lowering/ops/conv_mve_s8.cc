@@ -197,50 +197,69 @@ class MveConvBuilder {
     return ir::make_buffer("results", DataType::Int(8), {pixels * c_.out_channels});
   }
 
+  // The pixels of one output row, `pixel` computing pixel ox into the address it is given:
+  // the output, or with a fused epilogue a row of results, which the epilogue then reads.
+  ir::Stmt output_row(const Expr& n, const Expr& oy, const ir::Buffer& results,
+                      const std::function<std::vector<ir::Stmt>(const Expr& ox, const Expr& y)>& pixel) {
+    Destination d = destination(results, {n, oy, ir::make_int(0), 0}, x_.output);
+    bool fused = !kb_.node().body.empty();
+    ir::Stmt pixels = ir::loop_nest({x_.output}, {"ox"}, [&](const std::vector<Expr>& o) {
+      Expr y = fused ? ir::address_of(results, {o[0] * c_.out_channels}) : ir::address_of(ops_.output, {n, oy, o[0], 0});
+      return ir::seq(pixel(o[0], y));
+    });
+    return ir::seq({pixels, d.finish()});
+  }
+
+  // Allocates the results row (with a fused epilogue) around `body`.
+  ir::Stmt with_results(const ir::Buffer& results, ir::Stmt body) const {
+    return kb_.node().body.empty() ? body : ir::allocate(results, std::move(body));
+  }
+
   // 1x1, no padding: each output pixel from its input pixel (copied first when in place).
   ir::Stmt pointwise() {
     ir::Buffer stage = ir::make_buffer("pixel", DataType::Int(8), {channels_});
-    ir::Buffer results = scratch(1);
-    ir::Stmt body = ir::loop_nest({c_.batches, y_.output, x_.output}, {"n", "oy", "ox"}, [&](const std::vector<Expr>& p) {
-      Expr x = ir::address_of(ops_.input, {p[0], p[1] * y_.stride, p[2] * x_.stride, 0});
-      std::vector<ir::Stmt> steps;
-      if (staged_pixel_) {
-        steps.push_back(ir::evaluate(ir::mve_copy_s8(ir::address_of(stage, {0}), x, ir::make_int(channels_))));
-        x = ir::address_of(stage, {0});
-      }
-      Destination d = destination(results, {p[0], p[1], p[2], 0}, 1);
-      steps.push_back(ir::evaluate(conv_call(x, 0, 1, channels_, packed_, c_.out_channels, tables_, q_, d.address)));
-      steps.push_back(d.finish());
-      return ir::seq(steps);
+    ir::Buffer results = scratch(x_.output);
+    ir::Stmt body = ir::loop_nest({c_.batches, y_.output}, {"n", "oy"}, [&](const std::vector<Expr>& no) {
+      return output_row(no[0], no[1], results, [&](const Expr& ox, const Expr& y) {
+        Expr x = ir::address_of(ops_.input, {no[0], no[1] * y_.stride, ox * x_.stride, 0});
+        std::vector<ir::Stmt> steps;
+        if (staged_pixel_) {
+          steps.push_back(ir::evaluate(ir::mve_copy_s8(ir::address_of(stage, {0}), x, ir::make_int(channels_))));
+          x = ir::address_of(stage, {0});
+        }
+        steps.push_back(ir::evaluate(conv_call(x, 0, 1, channels_, packed_, c_.out_channels, tables_, q_, y)));
+        return steps;
+      });
     });
-    if (!kb_.node().body.empty()) body = ir::allocate(results, body);
+    body = with_results(results, body);
     return staged_pixel_ ? ir::allocate(stage, body) : body;
   }
 
-  // Any other window: per output row, the band, then each pixel's window from it.
+  // Any other window: per output row, the band, then each pixel's window from it; a
+  // gathered window is padded to whole chunks (zeros once: the packed weights are zero
+  // there, and the kernel then reads no partial chunk).
   ir::Stmt convolution() {
-    ir::Buffer window = ir::make_buffer("window", DataType::Int(8), {window_length()});
-    ir::Buffer results = scratch(1);
+    int64_t gathered_length = round_up(window_length(), kChunk);
+    ir::Buffer window = ir::make_buffer("window", DataType::Int(8), {gathered_length});
+    ir::Buffer results = scratch(x_.output);
     ir::Stmt body = rows([&](const Expr& n, const Expr& oy) {
-      return ir::loop_nest({x_.output}, {"ox"}, [&](const std::vector<Expr>& o) {
-        Expr x = ir::address_of(band_, {0, o[0] * (x_.stride * channels_)});
-        std::vector<ir::Stmt> steps;
-        Destination d = destination(results, {n, oy, o[0], 0}, 1);
-        if (gathered_) {
-          steps.push_back(ir::evaluate(ir::mve_gather_s8(ir::address_of(window, {0}), x, ir::make_int(band_row_bytes()),
-                                                          ir::make_int(y_.kernel), ir::make_int(x_.kernel * channels_))));
-          steps.push_back(ir::evaluate(
-              conv_call(ir::address_of(window, {0}), 0, 1, window_length(), packed_, c_.out_channels, tables_, q_, d.address)));
-        } else {
-          steps.push_back(ir::evaluate(conv_call(x, band_row_bytes(), y_.kernel, x_.kernel * channels_, packed_,
-                                                 c_.out_channels, tables_, q_, d.address)));
-        }
-        steps.push_back(d.finish());
-        return ir::seq(steps);
+      return output_row(n, oy, results, [&](const Expr& ox, const Expr& y) {
+        Expr x = ir::address_of(band_, {0, ox * (x_.stride * channels_)});
+        if (!gathered_)
+          return std::vector<ir::Stmt>{
+              ir::evaluate(conv_call(x, band_row_bytes(), y_.kernel, x_.kernel * channels_, packed_, c_.out_channels, tables_, q_, y))};
+        Expr w = ir::address_of(window, {0});
+        return std::vector<ir::Stmt>{
+            ir::evaluate(ir::mve_gather_s8(w, x, ir::make_int(band_row_bytes()), ir::make_int(y_.kernel),
+                                           ir::make_int(x_.kernel * channels_))),
+            ir::evaluate(conv_call(w, 0, 1, gathered_length, packed_, c_.out_channels, tables_, q_, y))};
       });
     });
-    if (!kb_.node().body.empty()) body = ir::allocate(results, body);
-    return gathered_ ? ir::allocate(window, body) : body;
+    body = with_results(results, body);
+    if (!gathered_) return body;
+    ir::Stmt zeros = ir::evaluate(ir::mve_fill_s8(ir::address_of(window, {window_length()}), ir::make_int(0),
+                                                  ir::make_int(gathered_length - window_length())));
+    return ir::allocate(window, gathered_length > window_length() ? ir::seq({zeros, body}) : body);
   }
 
   // aotc_mve_depthwise_s8's filter: blocks of four channels, tap by tap
@@ -272,7 +291,7 @@ class MveConvBuilder {
       for (const Expr& e : requant_args(tables_, q_, d.address)) args.push_back(e);
       return ir::seq({ir::evaluate(ir::mve_depthwise_s8(args)), d.finish()});
     });
-    return kb_.node().body.empty() ? body : ir::allocate(results, body);
+    return with_results(results, body);
   }
 
   // For each batch and output row: the band of that row's windows, then `row`.
