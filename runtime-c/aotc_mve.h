@@ -50,6 +50,15 @@
 #define AOTC_MVE_CHANNELS 4
 #define AOTC_MVE_CHUNK 16
 
+/* Makes the compiler forget what it knows of pointer p (no instruction), so that loads
+ * through a pointer that walks by more than VLDRB's immediate offsets (127 bytes) use it
+ * with post-increment instead of an address register for each offset. */
+#if defined(__GNUC__) || defined(__clang__)
+#define AOTC_MVE_OPAQUE(p) __asm__("" : "+r"(p))
+#else
+#define AOTC_MVE_OPAQUE(p) ((void)0)
+#endif
+
 /* Input chunks aotc_mve_conv_s8 keeps in vector registers across blocks of channels: four
  * with clang; gcc 12 spills them beyond two (measured on the Cortex-M55 kernels). */
 #if defined(__clang__)
@@ -292,14 +301,19 @@ AOTC_MVE_INLINE void aotc_mve_add_s8(const int8_t* a, const int8_t* b, int32_t n
 #if AOTC_MVE
   const int32x4_t am = vdupq_n_s32(a_multiplier), as = vdupq_n_s32(a_shift), bm = vdupq_n_s32(b_multiplier);
   const int32x4_t bs = vdupq_n_s32(b_shift), om = vdupq_n_s32(output_multiplier), os = vdupq_n_s32(output_shift);
+  const int32x4_t a_base = vdupq_n_s32(a_offset * (1 << 20)), b_base = vdupq_n_s32(b_offset * (1 << 20));
   const int32x4_t none = vdupq_n_s32(0);
-  /* Whole vectors, then the rest predicated. */
-#define AOTC_MVE_ADD4(load_a, load_b, store)                                                                          \
-  do {                                                                                                                \
-    const int32x4_t va = vshlq_n_s32(vaddq_n_s32(load_a, a_offset), 20);                                              \
-    const int32x4_t vb = vshlq_n_s32(vaddq_n_s32(load_b, b_offset), 20);                                              \
-    const int32x4_t sum = vaddq_s32(aotc_mve_rescale(va, am, 0, none, as), aotc_mve_rescale(vb, bm, 0, none, bs)); \
-    store(aotc_mve_requantize(sum, om, 0, none, os, output_zero_point, act_min, act_max));                           \
+  /* (x + offset) << 20 as one multiply-accumulate; an input whose shift is 0 (the one with
+   * the larger scale, rescaled by 1/2) needs no rounding shift. Whole vectors, then the
+   * rest predicated. */
+#define AOTC_MVE_INPUT(x, base, multiplier_scalar, multiplier, shift_scalar, shift)                              \
+  (shift_scalar == 0 ? vqrdmulhq_n_s32(vmlaq_n_s32((base), (x), 1 << 20), (multiplier_scalar))                 \
+                     : aotc_mve_rescale(vmlaq_n_s32((base), (x), 1 << 20), (multiplier), 0, none, (shift)))
+#define AOTC_MVE_ADD4(load_a, load_b, store)                                                                      \
+  do {                                                                                                            \
+    const int32x4_t sum = vaddq_s32(AOTC_MVE_INPUT(load_a, a_base, a_multiplier, am, a_shift, as),                \
+                                    AOTC_MVE_INPUT(load_b, b_base, b_multiplier, bm, b_shift, bs));               \
+    store(aotc_mve_requantize(sum, om, 0, none, os, output_zero_point, act_min, act_max));                       \
   } while (0)
 #define AOTC_MVE_STORE_WHOLE(v) vstrbq_s32(y + i, (v))
 #define AOTC_MVE_STORE_PART(v) vstrbq_p_s32(y + i, (v), p)
@@ -308,6 +322,7 @@ AOTC_MVE_INLINE void aotc_mve_add_s8(const int8_t* a, const int8_t* b, int32_t n
     const mve_pred16_t p = vctp32q((uint32_t)(n - i));
     AOTC_MVE_ADD4(vldrbq_z_s32(a + i, p), vldrbq_z_s32(b + i, p), AOTC_MVE_STORE_PART);
   }
+#undef AOTC_MVE_INPUT
 #undef AOTC_MVE_ADD4
 #undef AOTC_MVE_STORE_WHOLE
 #undef AOTC_MVE_STORE_PART
@@ -369,7 +384,10 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
         const int8_t* xr = band + ox * step + c;
         const int8_t* wr = w + c * 9;
         int32_t ky;
-#define AOTC_MVE_COLUMN() (x = AOTC_MVE_LOAD4(xp), xp += channels)
+#define AOTC_MVE_COLUMN()  \
+  x = AOTC_MVE_LOAD4(xp);  \
+  xp += channels;          \
+  AOTC_MVE_OPAQUE(xp)
 #define AOTC_MVE_TAP(acc, wk) acc = vaddq_s32(acc, vmulq_s32(x, wk))
         for (ky = 0; ky < 3; ++ky, xr += row_stride) {
           const int8_t* xp = xr;
@@ -379,16 +397,25 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
           w2 = vldrbq_s32(wr + 8);
           wr += 12;
           if (stride_x == 1) {
-            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w0);
-            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w1), AOTC_MVE_TAP(acc1, w0);
-            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w2), AOTC_MVE_TAP(acc1, w1);
-            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc1, w2);
+            AOTC_MVE_COLUMN();
+            AOTC_MVE_TAP(acc0, w0);
+            AOTC_MVE_COLUMN();
+            AOTC_MVE_TAP(acc0, w1), AOTC_MVE_TAP(acc1, w0);
+            AOTC_MVE_COLUMN();
+            AOTC_MVE_TAP(acc0, w2), AOTC_MVE_TAP(acc1, w1);
+            AOTC_MVE_COLUMN();
+            AOTC_MVE_TAP(acc1, w2);
           } else {
-            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w0);
-            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w1);
-            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc0, w2), AOTC_MVE_TAP(acc1, w0);
-            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc1, w1);
-            AOTC_MVE_COLUMN(), AOTC_MVE_TAP(acc1, w2);
+            AOTC_MVE_COLUMN();
+            AOTC_MVE_TAP(acc0, w0);
+            AOTC_MVE_COLUMN();
+            AOTC_MVE_TAP(acc0, w1);
+            AOTC_MVE_COLUMN();
+            AOTC_MVE_TAP(acc0, w2), AOTC_MVE_TAP(acc1, w0);
+            AOTC_MVE_COLUMN();
+            AOTC_MVE_TAP(acc1, w1);
+            AOTC_MVE_COLUMN();
+            AOTC_MVE_TAP(acc1, w2);
           }
         }
 #undef AOTC_MVE_COLUMN
@@ -417,8 +444,10 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
         if (kernel_w == 3) {
           acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), vldrbq_s32(wr)));
           xp += channels;
+          AOTC_MVE_OPAQUE(xp);
           acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), vldrbq_s32(wr + 4)));
           xp += channels;
+          AOTC_MVE_OPAQUE(xp);
           acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), vldrbq_s32(wr + 8)));
           wr += 12;
           continue;
