@@ -76,15 +76,22 @@
 /* ---- Requantization of four channels ------------------------------------------------ */
 
 #if AOTC_MVE
-/* TFLite's MultiplyByQuantizedMultiplier on four lanes. left: left shifts (>= 0), or
- * unused when has_left is 0; right: the right shifts as VRSHL amounts (<= 0). */
+/* TFLite's MultiplyByQuantizedMultiplier on four lanes. With has_left: left shifts (>= 0)
+ * in left, right shifts as VRSHL amounts (<= 0) in right. Without: left is unused and
+ * every right shift is at least 1 (the compiler passes a table of left shifts otherwise;
+ * aotc_mve_conv_s8's left_shift). */
 AOTC_MVE_INLINE int32x4_t aotc_mve_rescale(int32x4_t acc, int32x4_t multiplier, int32_t has_left, int32x4_t left,
                                            int32x4_t right) {
   int32x4_t high;
   if (has_left) acc = vshlq_s32(acc, left); /* wraps like TFLite's int32 multiply */
   high = vqrdmulhq_s32(acc, multiplier);
-  /* -1 for a negative value that is shifted right: rounds ties away from zero. */
-  high = vqaddq_s32(high, vshrq_n_s32(vandq_s32(high, right), 31));
+  /* -1 for a negative value that is shifted right: rounds ties away from zero. Only where
+   * the shift may be 0 does the sign need masking by the shift (high > INT32_MIN: the
+   * multiplier is below 2^31). */
+  if (has_left)
+    high = vaddq_s32(high, vshrq_n_s32(vandq_s32(high, right), 31));
+  else
+    high = vaddq_s32(high, vshrq_n_s32(high, 31));
   return vrshlq_s32(high, right);
 }
 
@@ -178,7 +185,7 @@ AOTC_MVE_INLINE void aotc_mve_gather_s8(int8_t* dst, const int8_t* src, int32_t 
  * point folded in. Packed weights: see AOTC_MVE_PACKED_BYTES; per block of four channels,
  * run by run, chunk by chunk, sixteen values of each of the four channels (zeros past the
  * run's end and for channels past out_channels). Tables of a multiple of four entries;
- * left_shift may be null (every left shift 0). */
+ * left_shift may be null when every left shift is 0 and every right shift at least 1. */
 AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32_t rows, int32_t row_length,
                                       const int8_t* packed_weights, int32_t out_channels, const int32_t* bias,
                                       const int32_t* multiplier, const int32_t* left_shift, const int32_t* right_shift,
@@ -313,7 +320,7 @@ AOTC_MVE_INLINE void aotc_mve_add_s8(const int8_t* a, const int8_t* b, int32_t n
   do {                                                                                                            \
     const int32x4_t sum = vaddq_s32(AOTC_MVE_INPUT(load_a, a_base, a_multiplier, am, a_shift, as),                \
                                     AOTC_MVE_INPUT(load_b, b_base, b_multiplier, bm, b_shift, bs));               \
-    store(aotc_mve_requantize(sum, om, 0, none, os, output_zero_point, act_min, act_max));                       \
+    store(aotc_mve_requantize(sum, om, output_shift == 0, none, os, output_zero_point, act_min, act_max));        \
   } while (0)
 #define AOTC_MVE_STORE_WHOLE(v) vstrbq_s32(y + i, (v))
 #define AOTC_MVE_STORE_PART(v) vstrbq_p_s32(y + i, (v), p)

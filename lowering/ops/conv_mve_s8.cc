@@ -34,7 +34,8 @@ std::vector<uint8_t> pack_weights(int64_t out_channels, int64_t rows, int64_t ro
 
 // The per-channel tables the runtime's requantization reads, a multiple of four entries
 // each, as the addresses of their first entries; left is 0 (a null pointer) when no
-// channel shifts left.
+// channel shifts left and every channel shifts right by at least one bit (the runtime's
+// cheaper rounding then applies).
 struct RequantTables {
   Expr bias, multiplier, left, right;
 };
@@ -50,7 +51,7 @@ ir::Stmt with_requant_tables(const std::vector<int32_t>& folded_bias, const MveR
     multiplier[c] = m.multiplier;
     left[c] = std::max(m.shift, 0);
     right[c] = std::min(m.shift, 0);
-    any_left = any_left || m.shift > 0;
+    any_left = any_left || m.shift >= 0;
   }
   auto table = [&](const char* name, const std::vector<double>& values, const std::function<ir::Stmt(Expr)>& inner) {
     return ir::allocate_const(name, DataType::Int(32), values,

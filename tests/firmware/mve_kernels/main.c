@@ -74,11 +74,12 @@ static void clear_outputs(void) {
 }
 
 /* Per-channel requantization tables for `channels` (padded to four): multipliers in
- * [2^30, 2^31), shifts from -12 to 4 (every left shift 0 unless with_left). */
+ * [2^30, 2^31), shifts from -12 to 4; without with_left every shift is -1 or less (what
+ * a kernel without a left-shift table may assume). */
 static void random_tables(int32_t channels, int with_left) {
   int32_t c;
   for (c = 0; c < (channels + 3) / 4 * 4; ++c) {
-    int32_t shift = between(-12, with_left ? 4 : 0);
+    int32_t shift = between(-12, with_left ? 4 : -1);
     bias[c] = between(-40000, 40000);
     multiplier[c] = (int32_t)(0x40000000u + (next() & 0x3FFFFFFFu));
     left_shift[c] = shift > 0 ? shift : 0;
@@ -93,7 +94,7 @@ static void test_requantize(void) {
   for (k = 0; k < 4000; ++k) {
     int32_t acc[4], m[4], l[4], r[4], a[4], b[4], j;
     for (j = 0; j < 4; ++j) {
-      const int32_t shift = between(-31, k % 3 == 0 ? 6 : 0);
+      const int32_t shift = between(-31, k % 3 == 0 ? 6 : -1);
       const int32_t e = shift < 0 ? -shift : 0;
       m[j] = k % 5 == 0 ? 0x40000000 : k % 7 == 0 ? 0x7FFFFFFF : (int32_t)(0x40000000u + (next() & 0x3FFFFFFFu));
       l[j] = shift > 0 ? shift : 0;
