@@ -104,12 +104,14 @@ AOTC_MVE_INLINE int32x4_t aotc_mve_requantize(int32x4_t acc, int32x4_t multiplie
 }
 #endif
 
-/* The same on one value, for the portable loops: channel c's parameters. */
+/* The same on one value, for the portable loops: channel c's parameters (entry c of the
+ * tables, or entry 0 when they are not per channel). */
 AOTC_MVE_INLINE int32_t aotc_mve_requantize_one(int32_t acc, const int32_t* multiplier, const int32_t* left,
-                                                const int32_t* right, int32_t c, int32_t output_zero_point,
-                                                int32_t act_min, int32_t act_max) {
-  const int32_t shift = (left ? left[c] : 0) + right[c];
-  int32_t v = aotc_mul_by_quantized_multiplier(acc, multiplier[c], shift) + output_zero_point;
+                                                const int32_t* right, int32_t per_channel, int32_t c,
+                                                int32_t output_zero_point, int32_t act_min, int32_t act_max) {
+  const int32_t i = per_channel ? c : 0;
+  const int32_t shift = (left ? left[i] : 0) + right[i];
+  int32_t v = aotc_mul_by_quantized_multiplier(acc, multiplier[i], shift) + output_zero_point;
   if (v < act_min) v = act_min;
   if (v > act_max) v = act_max;
   return v;
@@ -184,12 +186,15 @@ AOTC_MVE_INLINE void aotc_mve_gather_s8(int8_t* dst, const int8_t* src, int32_t 
  * (a pointwise convolution or a fully connected row: one run). bias has the input's zero
  * point folded in. Packed weights: see AOTC_MVE_PACKED_BYTES; per block of four channels,
  * run by run, chunk by chunk, sixteen values of each of the four channels (zeros past the
- * run's end and for channels past out_channels). Tables of a multiple of four entries;
- * left_shift may be null when every left shift is 0 and every right shift at least 1. */
+ * run's end and for channels past out_channels). bias: a multiple of four entries; the
+ * multiplier and shift tables the same when per_channel, else four copies of the one value
+ * every channel shares (a layer quantized per tensor). left_shift may be null when every
+ * left shift is 0 and every right shift at least 1. */
 AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32_t rows, int32_t row_length,
                                       const int8_t* packed_weights, int32_t out_channels, const int32_t* bias,
                                       const int32_t* multiplier, const int32_t* left_shift, const int32_t* right_shift,
-                                      int32_t output_zero_point, int32_t act_min, int32_t act_max, int8_t* y) {
+                                      int32_t per_channel, int32_t output_zero_point, int32_t act_min, int32_t act_max,
+                                      int8_t* y) {
   const int8_t* w = packed_weights;
   int32_t oc;
 #if AOTC_MVE
@@ -208,8 +213,9 @@ AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32
 #define AOTC_MVE_STORE_BLOCK()                                                                                        \
   do {                                                                                                                \
     int32x4_t acc = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);            \
-    acc = aotc_mve_requantize(acc, vldrwq_s32(multiplier + oc), left_shift != 0,                                     \
-                              left_shift ? vldrwq_s32(left_shift + oc) : vdupq_n_s32(0), vldrwq_s32(right_shift + oc), \
+    const int32_t t_ = per_channel ? oc : 0;                                                                          \
+    acc = aotc_mve_requantize(acc, vldrwq_s32(multiplier + t_), left_shift != 0,                                     \
+                              left_shift ? vldrwq_s32(left_shift + t_) : vdupq_n_s32(0), vldrwq_s32(right_shift + t_), \
                               output_zero_point, act_min, act_max);                                                   \
     if (out_channels % 4 == 0)                                                                                        \
       vstrbq_s32(y + oc, acc);                                                                                        \
@@ -257,8 +263,8 @@ AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32
             sums[j] += (uint32_t)(x[r * row_stride + 16 * k + i] * w[16 * j + i]);
     for (j = 0; j < 4 && oc + j < out_channels; ++j) {
       const int32_t acc = (int32_t)(sums[j] + (uint32_t)bias[oc + j]);
-      y[oc + j] = (int8_t)aotc_mve_requantize_one(acc, multiplier, left_shift, right_shift, oc + j, output_zero_point,
-                                                  act_min, act_max);
+      y[oc + j] = (int8_t)aotc_mve_requantize_one(acc, multiplier, left_shift, right_shift, per_channel, oc + j,
+                                                  output_zero_point, act_min, act_max);
     }
   }
 #endif
@@ -356,12 +362,12 @@ AOTC_MVE_INLINE void aotc_mve_add_s8(const int8_t* a, const int8_t* b, int32_t n
  * (aotc_mve_band_row_s8), so that every window lies inside it; w: the filter packed by
  * blocks of four channels, tap by tap (AOTC_MVE_DEPTHWISE_WEIGHT), zeros past the channel
  * count, so that a block's weights lie within VLDRB's immediate offsets; bias with the
- * input's zero point folded in. */
+ * input's zero point folded in; the tables as aotc_mve_conv_s8's. */
 AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_stride, int32_t channels, int32_t kernel_h,
                                            int32_t kernel_w, int32_t stride_x, int32_t out_width, const int8_t* w,
                                            const int32_t* bias, const int32_t* multiplier, const int32_t* left_shift,
-                                           const int32_t* right_shift, int32_t output_zero_point, int32_t act_min,
-                                           int32_t act_max, int8_t* y) {
+                                           const int32_t* right_shift, int32_t per_channel, int32_t output_zero_point,
+                                           int32_t act_min, int32_t act_max, int8_t* y) {
   const int32_t step = stride_x * channels;
   int32_t c;
 #if AOTC_MVE
@@ -428,8 +434,9 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
 #undef AOTC_MVE_COLUMN
 #undef AOTC_MVE_TAP
         {
-          const int32x4_t m = vldrwq_s32(multiplier + c), rs = vldrwq_s32(right_shift + c);
-          const int32x4_t ls = left_shift ? vldrwq_s32(left_shift + c) : vdupq_n_s32(0);
+          const int32_t t = per_channel ? c : 0;
+          const int32x4_t m = vldrwq_s32(multiplier + t), rs = vldrwq_s32(right_shift + t);
+          const int32x4_t ls = left_shift ? vldrwq_s32(left_shift + t) : vdupq_n_s32(0);
           int8_t* out = y + ox * channels + c;
           AOTC_MVE_STORE4(out, acc0);
           AOTC_MVE_STORE4(out + channels, acc1);
@@ -463,8 +470,9 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
           acc = vaddq_s32(acc, vmulq_s32(AOTC_MVE_LOAD4(xp), vldrbq_s32(wr)));
       }
       {
-        const int32x4_t m = vldrwq_s32(multiplier + c), rs = vldrwq_s32(right_shift + c);
-        const int32x4_t ls = left_shift ? vldrwq_s32(left_shift + c) : vdupq_n_s32(0);
+        const int32_t t = per_channel ? c : 0;
+        const int32x4_t m = vldrwq_s32(multiplier + t), rs = vldrwq_s32(right_shift + t);
+        const int32x4_t ls = left_shift ? vldrwq_s32(left_shift + t) : vdupq_n_s32(0);
         AOTC_MVE_STORE4(y + ox * channels + c, acc);
       }
     }
@@ -481,8 +489,8 @@ AOTC_MVE_INLINE void aotc_mve_depthwise_s8(const int8_t* band, int32_t row_strid
         for (kx = 0; kx < kernel_w; ++kx)
           sum += (uint32_t)(band[ky * row_stride + ox * step + kx * channels + c] *
                             w[AOTC_MVE_DEPTHWISE_WEIGHT(c, ky * kernel_w + kx, kernel_h * kernel_w)]);
-      y[ox * channels + c] = (int8_t)aotc_mve_requantize_one((int32_t)sum, multiplier, left_shift, right_shift, c,
-                                                             output_zero_point, act_min, act_max);
+      y[ox * channels + c] = (int8_t)aotc_mve_requantize_one((int32_t)sum, multiplier, left_shift, right_shift,
+                                                             per_channel, c, output_zero_point, act_min, act_max);
     }
   }
 #endif

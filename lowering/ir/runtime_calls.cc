@@ -65,18 +65,19 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
           return int64_t{0};
         }}},
       {"aotc_mve_conv_s8",
-       {14, [](Args a) {
+       {15, [](Args a) {
           aotc_mve_conv_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), pointer<const int8_t>(a[4]), i32(a[5]),
                            pointer<const int32_t>(a[6]), pointer<const int32_t>(a[7]), pointer<const int32_t>(a[8]),
-                           pointer<const int32_t>(a[9]), i32(a[10]), i32(a[11]), i32(a[12]), pointer<int8_t>(a[13]));
+                           pointer<const int32_t>(a[9]), i32(a[10]), i32(a[11]), i32(a[12]), i32(a[13]),
+                           pointer<int8_t>(a[14]));
           return int64_t{0};
         }}},
       {"aotc_mve_depthwise_s8",
-       {16, [](Args a) {
+       {17, [](Args a) {
           aotc_mve_depthwise_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]), i32(a[6]),
                                 pointer<const int8_t>(a[7]), pointer<const int32_t>(a[8]), pointer<const int32_t>(a[9]),
                                 pointer<const int32_t>(a[10]), pointer<const int32_t>(a[11]), i32(a[12]), i32(a[13]),
-                                i32(a[14]), pointer<int8_t>(a[15]));
+                                i32(a[14]), i32(a[15]), pointer<int8_t>(a[16]));
           return int64_t{0};
         }}},
       {"aotc_mve_add_s8",
@@ -241,7 +242,7 @@ Expr float64_to_float16(Expr value) {
 bool runtime_call_writes_argument(const std::string& name, size_t index) {
   // The argument each micro-kernel writes (its last, but for the copies: the first).
   static const std::map<std::string, size_t> kWritten = {
-      {"aotc_dot_s8_2x2", 4},  {"aotc_dot_s8_1x4", 3},  {"aotc_mve_conv_s8", 13},     {"aotc_mve_depthwise_s8", 15},
+      {"aotc_dot_s8_2x2", 4},  {"aotc_dot_s8_1x4", 3},  {"aotc_mve_conv_s8", 14},     {"aotc_mve_depthwise_s8", 16},
       {"aotc_mve_add_s8", 14}, {"aotc_mve_copy_s8", 0}, {"aotc_mve_band_row_s8", 0}, {"aotc_mve_gather_s8", 0},
       {"aotc_mve_window_sum_s8", 5}, {"aotc_mve_fill_s8", 0}};
   auto it = kWritten.find(name);

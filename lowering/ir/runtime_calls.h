@@ -73,9 +73,10 @@ Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
 // The Helium kernels of aotc_mve.h (statements' calls), arguments in the C functions'
 // order: aotc_mve_conv_s8 (one output pixel: x, row_stride, rows, row_length,
 // packed_weights, out_channels, then the requantization's bias, multiplier, left_shift,
-// right_shift, output_zero_point, act_min, act_max and y), aotc_mve_depthwise_s8 (one output
-// row: band, row_stride, channels, kernel_h, kernel_w, stride_x, out_width, w, then the
-// same eight), and the copies that stage inputs and build padded bands.
+// right_shift, per_channel, output_zero_point, act_min, act_max and y),
+// aotc_mve_depthwise_s8 (one output row: band, row_stride, channels, kernel_h, kernel_w,
+// stride_x, out_width, w, then the same nine), and the copies that stage inputs and build
+// padded bands.
 Expr mve_conv_s8(std::vector<Expr> args);
 Expr mve_depthwise_s8(std::vector<Expr> args);
 // aotc_mve_add_s8: TFLite's int8 ADD of n elements (a, b, n, then each input's offset,

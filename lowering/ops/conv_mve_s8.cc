@@ -38,16 +38,23 @@ std::vector<uint8_t> pack_weights(int64_t out_channels, int64_t rows, int64_t ro
 // cheaper rounding then applies).
 struct RequantTables {
   Expr bias, multiplier, left, right;
+  bool per_channel;
 };
 
 ir::Stmt with_requant_tables(const std::vector<int32_t>& folded_bias, const MveRequantization& q,
                              const std::function<ir::Stmt(const RequantTables&)>& body) {
   size_t padded = static_cast<size_t>(round_up(static_cast<int64_t>(folded_bias.size()), kBlock));
-  std::vector<double> bias(padded, 0), multiplier(padded, 0), left(padded, 0), right(padded, 0);
+  bool per_channel = false;
+  for (const QuantizedMultiplier& m : q.channels)
+    per_channel = per_channel || m.multiplier != q.channels[0].multiplier || m.shift != q.channels[0].shift;
+  // One value for every channel (a layer quantized per tensor): four copies of it.
+  size_t entries = per_channel ? padded : static_cast<size_t>(kBlock);
+  std::vector<double> bias(padded, 0), multiplier(entries, 0), left(entries, 0), right(entries, 0);
   bool any_left = false;
-  for (size_t c = 0; c < folded_bias.size(); ++c) {
-    const QuantizedMultiplier& m = q.channels.at(c);
-    bias[c] = folded_bias[c];
+  for (size_t c = 0; c < folded_bias.size(); ++c) bias[c] = folded_bias[c];
+  for (size_t c = 0; c < entries; ++c) {
+    if (per_channel && c >= folded_bias.size()) break;
+    const QuantizedMultiplier& m = q.channels.at(per_channel ? c : 0);
     multiplier[c] = m.multiplier;
     left[c] = std::max(m.shift, 0);
     right[c] = std::min(m.shift, 0);
@@ -60,8 +67,8 @@ ir::Stmt with_requant_tables(const std::vector<int32_t>& folded_bias, const MveR
   return table("bias", bias, [&](Expr b) {
     return table("multiplier", multiplier, [&](Expr m) {
       return table("right_shift", right, [&](Expr r) {
-        if (!any_left) return body({b, m, ir::make_int(0), r});
-        return table("left_shift", left, [&](Expr l) { return body({b, m, l, r}); });
+        if (!any_left) return body({b, m, ir::make_int(0), r, per_channel});
+        return table("left_shift", left, [&](Expr l) { return body({b, m, l, r, per_channel}); });
       });
     });
   });
@@ -69,8 +76,15 @@ ir::Stmt with_requant_tables(const std::vector<int32_t>& folded_bias, const MveR
 
 // The runtime's trailing arguments: tables, output zero point, activation range, output.
 std::vector<Expr> requant_args(const RequantTables& t, const MveRequantization& q, const Expr& y) {
-  return {t.bias, t.multiplier, t.left, t.right, ir::make_int(q.output_zero_point), ir::make_int(q.range.min),
-          ir::make_int(q.range.max), y};
+  return {t.bias,
+          t.multiplier,
+          t.left,
+          t.right,
+          ir::make_int(t.per_channel ? 1 : 0),
+          ir::make_int(q.output_zero_point),
+          ir::make_int(q.range.min),
+          ir::make_int(q.range.max),
+          y};
 }
 
 Expr conv_call(const Expr& x, int64_t row_stride, int64_t rows, int64_t row_length, const Expr& packed,

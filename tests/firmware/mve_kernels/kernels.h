@@ -10,7 +10,7 @@ struct conv_case {
   const int8_t* packed;
   int32_t out_channels;
   const int32_t *bias, *multiplier, *left_shift, *right_shift;
-  int32_t output_zero_point, act_min, act_max;
+  int32_t per_channel, output_zero_point, act_min, act_max;
 };
 
 struct depthwise_case {
@@ -18,7 +18,7 @@ struct depthwise_case {
   int32_t row_stride, channels, kernel_h, kernel_w, stride_x, out_width;
   const int8_t* w;
   const int32_t *bias, *multiplier, *left_shift, *right_shift;
-  int32_t output_zero_point, act_min, act_max;
+  int32_t per_channel, output_zero_point, act_min, act_max;
 };
 
 struct add_case {

@@ -73,17 +73,17 @@ static void clear_outputs(void) {
   memset(want, SENTINEL, sizeof want);
 }
 
-/* Per-channel requantization tables for `channels` (padded to four): multipliers in
- * [2^30, 2^31), shifts from -12 to 4; without with_left every shift is -1 or less (what
- * a kernel without a left-shift table may assume). */
-static void random_tables(int32_t channels, int with_left) {
+/* Requantization tables for `channels` (padded to four): multipliers in [2^30, 2^31),
+ * shifts from -12 to 4; without with_left every shift is -1 or less (what a kernel without
+ * a left-shift table may assume). Not per channel: the first entry four times. */
+static void random_tables(int32_t channels, int with_left, int per_channel) {
   int32_t c;
   for (c = 0; c < (channels + 3) / 4 * 4; ++c) {
     int32_t shift = between(-12, with_left ? 4 : -1);
     bias[c] = between(-40000, 40000);
-    multiplier[c] = (int32_t)(0x40000000u + (next() & 0x3FFFFFFFu));
-    left_shift[c] = shift > 0 ? shift : 0;
-    right_shift[c] = shift < 0 ? shift : 0;
+    multiplier[c] = per_channel || c == 0 ? (int32_t)(0x40000000u + (next() & 0x3FFFFFFFu)) : multiplier[0];
+    left_shift[c] = per_channel || c == 0 ? (shift > 0 ? shift : 0) : left_shift[0];
+    right_shift[c] = per_channel || c == 0 ? (shift < 0 ? shift : 0) : right_shift[0];
   }
 }
 
@@ -130,7 +130,8 @@ static void test_conv(void) {
       c.rows = 1, c.row_stride = 0;
     random_bytes(input, MAX_BYTES);
     random_bytes(weights, MAX_BYTES);
-    random_tables(c.out_channels, k % 3 == 0);
+    c.per_channel = k % 5 != 0; /* else four copies of one value */
+    random_tables(c.out_channels, k % 3 == 0, c.per_channel);
     c.x = input;
     c.packed = weights;
     c.bias = bias;
@@ -160,7 +161,8 @@ static void test_depthwise(void) {
     c.row_stride = ((c.out_width - 1) * c.stride_x + c.kernel_w) * c.channels + between(0, 8);
     random_bytes(input, MAX_BYTES);
     random_bytes(weights, MAX_BYTES);
-    random_tables(c.channels, k % 3 == 0);
+    c.per_channel = k % 5 != 0;
+    random_tables(c.channels, k % 3 == 0, c.per_channel);
     /* The band last: the kernel must not read past it. */
     c.band = input + MAX_BYTES - c.kernel_h * c.row_stride;
     c.w = weights + MAX_BYTES - AOTC_MVE_DEPTHWISE_BYTES(c.channels, c.kernel_h * c.kernel_w);
