@@ -4,21 +4,25 @@
 
 #include <stdint.h>
 
+/* The requantization arguments the convolution kernels share. */
+struct requant_case {
+  const int32_t *bias, *multiplier, *left_shift, *right_shift;
+  int32_t per_channel, output_zero_point, act_min, act_max;
+};
+
 struct conv_case {
   const int8_t* x;
   int32_t row_stride, rows, row_length;
   const int8_t* packed;
   int32_t out_channels;
-  const int32_t *bias, *multiplier, *left_shift, *right_shift;
-  int32_t per_channel, output_zero_point, act_min, act_max;
+  struct requant_case q;
 };
 
 struct depthwise_case {
   const int8_t* band;
   int32_t row_stride, channels, kernel_h, kernel_w, stride_x, out_width;
   const int8_t* w;
-  const int32_t *bias, *multiplier, *left_shift, *right_shift;
-  int32_t per_channel, output_zero_point, act_min, act_max;
+  struct requant_case q;
 };
 
 struct add_case {

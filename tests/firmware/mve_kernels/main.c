@@ -73,18 +73,36 @@ static void clear_outputs(void) {
   memset(want, SENTINEL, sizeof want);
 }
 
-/* Requantization tables for `channels` (padded to four): multipliers in [2^30, 2^31),
- * shifts from -12 to 4; without with_left every shift is -1 or less (what a kernel without
- * a left-shift table may assume). Not per channel: the first entry four times. */
-static void random_tables(int32_t channels, int with_left, int per_channel) {
+/* Runs both builds of `kernel` on case c (number k) and compares their n output bytes. */
+#define BOTH_AGREE(kernel, c, k, n) \
+  (clear_outputs(), mve_##kernel(&(c), got), portable_##kernel(&(c), want), same(#kernel, (k), (n)))
+
+/* Random requantization arguments for case k of a kernel with `channels` output channels:
+ * tables padded to four, multipliers in [2^30, 2^31), shifts from -12 to 4 (every third
+ * case), else -1 or less (what a kernel without a left-shift table may assume); every
+ * fifth case not per channel (the first entry four times); a zero point, and an
+ * activation range every other case. The input and weight buffers refilled. */
+static void random_requant(struct requant_case* q, int32_t channels, uint32_t k) {
+  const int with_left = k % 3 == 0;
   int32_t c;
+  q->per_channel = k % 5 != 0;
   for (c = 0; c < (channels + 3) / 4 * 4; ++c) {
-    int32_t shift = between(-12, with_left ? 4 : -1);
+    const int first = q->per_channel || c == 0;
+    const int32_t shift = between(-12, with_left ? 4 : -1);
     bias[c] = between(-40000, 40000);
-    multiplier[c] = per_channel || c == 0 ? (int32_t)(0x40000000u + (next() & 0x3FFFFFFFu)) : multiplier[0];
-    left_shift[c] = per_channel || c == 0 ? (shift > 0 ? shift : 0) : left_shift[0];
-    right_shift[c] = per_channel || c == 0 ? (shift < 0 ? shift : 0) : right_shift[0];
+    multiplier[c] = first ? (int32_t)(0x40000000u + (next() & 0x3FFFFFFFu)) : multiplier[0];
+    left_shift[c] = first ? (shift > 0 ? shift : 0) : left_shift[0];
+    right_shift[c] = first ? (shift < 0 ? shift : 0) : right_shift[0];
   }
+  q->bias = bias;
+  q->multiplier = multiplier;
+  q->left_shift = with_left ? left_shift : 0;
+  q->right_shift = right_shift;
+  q->output_zero_point = between(-128, 127);
+  q->act_min = k % 2 ? -128 : between(-128, 0);
+  q->act_max = k % 2 ? 127 : between(0, 127);
+  random_bytes(input, MAX_BYTES);
+  random_bytes(weights, MAX_BYTES);
 }
 
 /* ---- Kernels ------------------------------------------------------------------------------ */
@@ -128,23 +146,10 @@ static void test_conv(void) {
     if (c.rows * (c.row_stride > c.row_length ? c.row_stride : c.row_length) > MAX_BYTES ||
         AOTC_MVE_PACKED_BYTES(c.out_channels, c.rows, c.row_length) > MAX_BYTES)
       c.rows = 1, c.row_stride = 0;
-    random_bytes(input, MAX_BYTES);
-    random_bytes(weights, MAX_BYTES);
-    c.per_channel = k % 5 != 0; /* else four copies of one value */
-    random_tables(c.out_channels, k % 3 == 0, c.per_channel);
+    random_requant(&c.q, c.out_channels, k);
     c.x = input;
     c.packed = weights;
-    c.bias = bias;
-    c.multiplier = multiplier;
-    c.left_shift = k % 3 == 0 ? left_shift : 0;
-    c.right_shift = right_shift;
-    c.output_zero_point = between(-128, 127);
-    c.act_min = k % 2 ? -128 : between(-128, 0);
-    c.act_max = k % 2 ? 127 : between(0, 127);
-    clear_outputs();
-    mve_conv(&c, got);
-    portable_conv(&c, want);
-    passed += (uint32_t)same("conv", k, c.out_channels);
+    passed += (uint32_t)BOTH_AGREE(conv, c, k, c.out_channels);
   }
   printf("conv: %" PRIu32 " of 600 cases agree\n", passed);
 }
@@ -159,24 +164,11 @@ static void test_depthwise(void) {
     c.stride_x = between(1, 3);
     c.out_width = between(1, 7);
     c.row_stride = ((c.out_width - 1) * c.stride_x + c.kernel_w) * c.channels + between(0, 8);
-    random_bytes(input, MAX_BYTES);
-    random_bytes(weights, MAX_BYTES);
-    c.per_channel = k % 5 != 0;
-    random_tables(c.channels, k % 3 == 0, c.per_channel);
-    /* The band last: the kernel must not read past it. */
+    random_requant(&c.q, c.channels, k);
+    /* The band and the filter last in their buffers: the kernel must not read past them. */
     c.band = input + MAX_BYTES - c.kernel_h * c.row_stride;
     c.w = weights + MAX_BYTES - AOTC_MVE_DEPTHWISE_BYTES(c.channels, c.kernel_h * c.kernel_w);
-    c.bias = bias;
-    c.multiplier = multiplier;
-    c.left_shift = k % 3 == 0 ? left_shift : 0;
-    c.right_shift = right_shift;
-    c.output_zero_point = between(-128, 127);
-    c.act_min = k % 2 ? -128 : between(-128, 0);
-    c.act_max = k % 2 ? 127 : between(0, 127);
-    clear_outputs();
-    mve_depthwise(&c, got);
-    portable_depthwise(&c, want);
-    passed += (uint32_t)same("depthwise", k, c.out_width * c.channels);
+    passed += (uint32_t)BOTH_AGREE(depthwise, c, k, c.out_width * c.channels);
   }
   printf("depthwise: %" PRIu32 " of 600 cases agree\n", passed);
 }
@@ -203,10 +195,7 @@ static void test_add(void) {
     c.output_zero_point = between(-128, 127);
     c.act_min = k % 2 ? -128 : between(-128, 0);
     c.act_max = k % 2 ? 127 : between(0, 127);
-    clear_outputs();
-    mve_add(&c, got);
-    portable_add(&c, want);
-    passed += (uint32_t)same("add", k, c.n);
+    passed += (uint32_t)BOTH_AGREE(add, c, k, c.n);
   }
   printf("add: %" PRIu32 " of 400 cases agree\n", passed);
 }
