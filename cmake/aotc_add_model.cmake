@@ -6,7 +6,7 @@
 #                  [NAME <c-prefix>] [OUTPUT_DIR <dir>] [POOLS <pool>...]
 #                  [INPUT_SHAPES <input>=<d0>,<d1>,...] [DIMS <dim>=<size>...] [IO_IN_ARENA]
 #                  [BINDS <input>=<value>...] [STATES <in>=<out>...] [MAX_TRIPS <node>=<n>...]
-#                  [AOTC_ARGS <arg>...])
+#                  [NPU_DRIVER <library>] [AOTC_ARGS <arg>...])
 #
 # and links <lib> like any other library. At build time `aotc compile` turns MODEL into
 # <NAME>.h, <NAME>.c and <NAME>_constants.c (plus the runtime headers) in OUTPUT_DIR; <lib>
@@ -33,10 +33,18 @@
 #               application gets their addresses from <NAME>_io() instead of passing its own
 #               buffers, and the memory of an input is reused once it is dead
 #   AOTC_ARGS   further arguments for `aotc compile` (e.g. --memory-report)
+#   NPU_DRIVER  for a target with an NPU: the library that implements the driver the
+#               generated code calls (default: aotc_npu_ref, aotc's reference NPU driver,
+#               which runs the reference NPU's command streams on the CPU). For another
+#               device, a library of your own: aotc_npu_start/aotc_npu_wait of aotc_npu.h,
+#               or for an Ethos-U (target cortex-m55-ethos-u55) aotc_ethosu.c from the
+#               runtime directory built and linked with Arm's Ethos-U core driver.
 #
 # The C runtime (aotc_runtime.c) is compiled once per project into the static library
 # `aotc_runtime` (alias aotc::runtime), created on first use and linked by every model
-# library, so two models in one firmware do not define its symbols twice. The generated
+# library, so two models in one firmware do not define its symbols twice; so is the
+# reference NPU's driver (aotc_npu_ref.c, library `aotc_npu_ref`), which a model links
+# unless NPU_DRIVER names another (a model without NPU parts takes nothing from it). The generated
 # code itself has every symbol prefixed by NAME.
 #
 # The generated code calls the C math library (expf, tanhf, ... for softmax, sigmoid, tanh
@@ -108,6 +116,10 @@ function(_aotc_runtime_library)
   set_target_properties(aotc_runtime PROPERTIES
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
   add_library(aotc::runtime ALIAS aotc_runtime)
+  add_library(aotc_npu_ref STATIC "${runtime_dir}/aotc_npu_ref.c")
+  target_link_libraries(aotc_npu_ref PUBLIC aotc_runtime)
+  set_target_properties(aotc_npu_ref PROPERTIES
+    C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
 endfunction()
 
 # Sets <out_var> to the math library every model library links (see above).
@@ -122,7 +134,7 @@ function(_aotc_math_library out_var)
 endfunction()
 
 function(aotc_add_model lib)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "IO_IN_ARENA" "MODEL;TARGET;NAME;OUTPUT_DIR" "POOLS;INPUT_SHAPES;DIMS;BINDS;STATES;MAX_TRIPS;AOTC_ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "IO_IN_ARENA" "MODEL;TARGET;NAME;OUTPUT_DIR;NPU_DRIVER" "POOLS;INPUT_SHAPES;DIMS;BINDS;STATES;MAX_TRIPS;AOTC_ARGS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "aotc_add_model(${lib}): unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -224,7 +236,10 @@ function(aotc_add_model lib)
   add_library(${lib} STATIC ${sources})
   target_include_directories(${lib} PUBLIC "${out}")
   _aotc_math_library(math_library)
-  target_link_libraries(${lib} PUBLIC aotc_runtime ${math_library})
+  if(NOT ARG_NPU_DRIVER)
+    set(ARG_NPU_DRIVER aotc_npu_ref)
+  endif()
+  target_link_libraries(${lib} PUBLIC ${ARG_NPU_DRIVER} aotc_runtime ${math_library})
   set_target_properties(${lib} PROPERTIES
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
     AOTC_MODEL "${model}" AOTC_NAME "${ARG_NAME}" AOTC_OUTPUT_DIR "${out}"

@@ -1,5 +1,6 @@
 # Runs one libFuzzer harness for a bounded time from fixed seeds (ctest fuzz_*_bounded):
 #   cmake -DFUZZER=<binary> -DWORK=<dir> -DSEEDS=<file|file|...> -DSECONDS=<n> -P run_fuzzer.cmake
+# A seed that is a directory stands for the files in it.
 # The seeds are copied into WORK/seeds (libFuzzer writes new inputs into WORK/corpus, never
 # into the source tree); a crash, hang, leak or sanitizer report fails the run and leaves
 # the input in WORK/findings, to be replayed with `<binary> <file>` and turned into a
@@ -13,7 +14,16 @@ string(REPLACE "|" ";" SEEDS "${SEEDS}")
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}/seeds" "${WORK}/corpus" "${WORK}/findings")
 set(index 0)
+set(seed_files)
 foreach(seed IN LISTS SEEDS)
+  if(IS_DIRECTORY "${seed}")
+    file(GLOB dir_seeds "${seed}/*")
+    list(APPEND seed_files ${dir_seeds})
+  else()
+    list(APPEND seed_files "${seed}")
+  endif()
+endforeach()
+foreach(seed IN LISTS seed_files)
   get_filename_component(name "${seed}" NAME)
   file(COPY_FILE "${seed}" "${WORK}/seeds/${index}_${name}")
   math(EXPR index "${index} + 1")

@@ -89,14 +89,28 @@ class StoreCollector : public IRVisitor {
     used.insert(op->buffer->data.get());
     IRVisitor::visit_load(op);
   }
-  // A runtime micro-kernel that writes through an address it is given (aotc_mve.h's outputs).
+  // A device driver call reads its regions and writes those marked writable; a runtime
+  // micro-kernel writes through an address it is given (aotc_mve.h's outputs).
   void visit_call(const CallNode* op) override {
+    if (is_device_call(op)) {
+      for (size_t i = 2; i + 2 < op->args.size(); i += 3) {
+        const VarNode* handle = op->args[i].as<VarNode>();
+        if (!handle) continue;
+        used.insert(handle);
+        if (op->args[i + 2].as<IntImmNode>() && op->args[i + 2].as<IntImmNode>()->value != 0) stored.insert(handle);
+      }
+    }
     for (size_t i = 0; i < op->args.size(); ++i) {
       const auto* address = op->args[i].as<CallNode>();
       if (address && address->name == builtin::kAddressOf && ir::runtime_call_writes_argument(op->name, i))
         if (const auto* element = address->args.at(0).as<LoadNode>()) stored.insert(element->buffer->data.get());
     }
     IRVisitor::visit_call(op);
+  }
+
+ public:
+  static bool is_device_call(const CallNode* op) {
+    return op->name == builtin::kNpuInvoke || op->name == builtin::kEthosuInvoke;
   }
 };
 
@@ -123,6 +137,10 @@ class CEmitter {
     }
     if (f.params.empty()) head << "void";
     head << ") {\n";
+    for (const Buffer& g : f.globals) {
+      names_[g->data.get()] = ctx_->prefix + "_" + c_identifier(g->name);
+      taken_.insert(names_[g->data.get()]);
+    }
     for (const Buffer& b : f.params)
       if (!sc.used.count(b->data.get())) os_ << "  (void)" << names_[b->data.get()] << ";\n";
     stmt(f.body, 1);
@@ -260,10 +278,42 @@ class CEmitter {
       return "(" + op->dtype.c_type() + "*)" + op->name + "(" + ctx_->workspace_allocator + ", " + expr(op->args[0]) + ")";
     if (op->name == builtin::kWorkspaceFree)
       return op->name + "(" + ctx_->workspace_allocator + ", " + expr(op->args[0]) + ")";
+    if (StoreCollector::is_device_call(op)) return device_call(op);
     if (op->args.empty()) return op->name;  // a named constant (error codes)
     std::string s = op->name + "(";
     for (size_t i = 0; i < op->args.size(); ++i) s += (i ? ", " : "") + expr(op->args[i]);
     return s + ")";
+  }
+
+  // A device driver call (builtins.h): the region table as a compound literal, one entry a
+  // region. aotc_npu_invoke takes aotc_npu_region entries ({base, size, flags}), Arm's
+  // Ethos-U driver (through aotc_ethosu_invoke) base addresses and sizes in two arrays.
+  std::string device_call(const CallNode* op) {
+    std::vector<std::string> bases, sizes, flags;
+    for (size_t i = 2; i + 2 < op->args.size(); i += 3) {
+      const Expr& handle = op->args[i];
+      bool null = handle.as<IntImmNode>() != nullptr;
+      bases.push_back(null ? "NULL" : expr(handle));
+      sizes.push_back(expr(op->args[i + 1]) + "u");
+      bool writable = op->args[i + 2].as<IntImmNode>() && op->args[i + 2].as<IntImmNode>()->value != 0;
+      flags.push_back(writable ? "0u" : "AOTC_NPU_REGION_READ_ONLY");
+    }
+    std::string count = std::to_string(bases.size());
+    std::string head = op->name + "(" + expr(op->args[0]) + ", " + expr(op->args[1]) + "u, ";
+    std::string table;
+    if (op->name == builtin::kNpuInvoke) {
+      table = "(const aotc_npu_region[" + count + "]){";
+      for (size_t i = 0; i < bases.size(); ++i)
+        table += std::string(i ? ", " : "") + "{" + (bases[i] == "NULL" ? "NULL" : "(void*)" + bases[i]) + ", " + sizes[i] +
+                 ", " + flags[i] + "}";
+      return head + table + "}, " + count + "u)";
+    }
+    std::string addresses = "(const uint64_t[" + count + "]){", byte_counts = "(const size_t[" + count + "]){";
+    for (size_t i = 0; i < bases.size(); ++i) {
+      addresses += std::string(i ? ", " : "") + (bases[i] == "NULL" ? "0u" : "(uint64_t)(uintptr_t)" + bases[i]);
+      byte_counts += std::string(i ? ", " : "") + sizes[i];
+    }
+    return head + addresses + "}, " + byte_counts + "}, " + count + ")";
   }
 
   void stmt(const Stmt& s, int indent) {

@@ -30,6 +30,8 @@ const char* aotc_status_string(int32_t status) {
       return "tensor mismatch";
     case AOTC_ERR_TRIP_LIMIT:
       return "loop trip limit reached";
+    case AOTC_ERR_NPU:
+      return "NPU job failed";
     default:
       return "unknown status";
   }

@@ -47,7 +47,9 @@ enum aotc_status {
   AOTC_ERR_TENSOR_MISMATCH = 5,
   /* A loop would have run more iterations than the bound it was compiled with
    * (aotc --max-trip): its outputs would be wrong, so the run stops. */
-  AOTC_ERR_TRIP_LIMIT = 6
+  AOTC_ERR_TRIP_LIMIT = 6,
+  /* The NPU driver rejected or failed a job of an offloaded region (aotc_npu.h). */
+  AOTC_ERR_NPU = 7
 };
 
 /* A short, static, human-readable name for a status code ("unknown status" for others). */

@@ -171,8 +171,11 @@ std::vector<std::pair<const toml::key*, const toml::node*>> entries_in_file_orde
 
 const std::vector<std::string> kTargetKeys = {
     "base", "name", "description", "triple", "cflags", "max_stack_alloca_size",
-    "workspace_alignment", "constant_alignment", "word_size", "features", "pool"};
+    "workspace_alignment", "constant_alignment", "word_size", "features", "pool", "npu"};
 const std::vector<std::string> kPoolKeys = {"name", "size", "runtime_provided", "section", "tensors"};
+const std::vector<std::string> kNpuKeys = {"backend", "operators", "max_kernel", "max_stride", "max_dilation",
+                                           "macs_per_cycle", "bytes_per_cycle", "command_cycles", "alignment",
+                                           "pools", "section"};
 
 // Reads one target document into a Target, reporting problems against `display_path`.
 class TargetReader {
@@ -236,6 +239,8 @@ class TargetReader {
       } else if (key == "pool") {
         target.pools = read_pools(value);
         has_pools = true;
+      } else if (key == "npu") {
+        target.npu = read_npu(value);
       } else {
         fail_unknown_key(*key_ptr, key, kTargetKeys);
       }
@@ -247,6 +252,7 @@ class TargetReader {
                          ": at least one pool is required for 'pool'");
     }
     check_workspace_alignment(target);
+    if (target.npu) check_npu(target);
     target.source_path = path_;
     return target;
   }
@@ -358,6 +364,84 @@ class TargetReader {
       out += "'" + names[i] + "'";
     }
     return out;
+  }
+
+  // The [npu] table (NpuFacts). `backend` is required; the rest have defaults.
+  NpuFacts read_npu(const toml::node& value) {
+    const toml::table* table = value.as_table();
+    if (table == nullptr) fail_type(value, "a table ([npu])", "npu");
+    NpuFacts npu;
+    bool has_backend = false;
+    for (const auto& [key_ptr, node_ptr] : entries_in_file_order(*table)) {
+      const std::string key = "npu." + std::string(key_ptr->str());
+      const toml::node& field = *node_ptr;
+      key_lines_[key] = field.source().begin.line;
+      auto strings = [&] {
+        std::vector<std::string> list;
+        for (const toml::node& element : expect_array(field, key)) list.push_back(expect_string(element, key));
+        return list;
+      };
+      auto positive = [&] {
+        int64_t n = expect_integer(field, key);
+        if (n < 1) fail_at(field, "expected a positive integer, got " + std::to_string(n) + ", for", key);
+        return n;
+      };
+      auto rate = [&] {
+        double r = field.is_integer() ? static_cast<double>(expect_integer(field, key)) : 0.0;
+        if (const toml::value<double>* d = field.as_floating_point()) r = d->get();
+        else if (!field.is_integer()) fail_type(field, "a number", key);
+        if (!(r > 0)) fail_at(field, "expected a positive number for", key);
+        return r;
+      };
+      if (key == "npu.backend") {
+        npu.backend = expect_string(field, key);
+        has_backend = true;
+      } else if (key == "npu.operators") {
+        npu.operators = strings();
+      } else if (key == "npu.max_kernel") {
+        npu.max_kernel = positive();
+      } else if (key == "npu.max_stride") {
+        npu.max_stride = positive();
+      } else if (key == "npu.max_dilation") {
+        npu.max_dilation = positive();
+      } else if (key == "npu.macs_per_cycle") {
+        npu.macs_per_cycle = rate();
+      } else if (key == "npu.bytes_per_cycle") {
+        npu.bytes_per_cycle = rate();
+      } else if (key == "npu.command_cycles") {
+        npu.command_cycles = expect_integer(field, key);
+        if (npu.command_cycles < 0) fail_at(field, "negative cycle count for", key);
+      } else if (key == "npu.alignment") {
+        npu.alignment = expect_alignment(field, key);
+      } else if (key == "npu.pools") {
+        npu.pools = strings();
+      } else if (key == "npu.section") {
+        npu.section = expect_string(field, key);
+      } else {
+        fail_unknown_key(*key_ptr, key, kNpuKeys);
+      }
+    }
+    if (!has_backend) fail_at(value, "missing required key", "npu.backend");
+    return npu;
+  }
+
+  // What the NPU reaches must exist, and planned buffers (aligned to the workspace
+  // alignment) must satisfy its alignment.
+  void check_npu(const Target& target) const {
+    const NpuFacts& npu = *target.npu;
+    auto line = [&](const std::string& key) {
+      auto it = key_lines_.find(key);
+      return path_ + ":" + std::to_string(it != key_lines_.end() ? it->second : 0) + ": ";
+    };
+    for (const std::string& pool : npu.pools) {
+      bool known = std::any_of(target.pools.begin(), target.pools.end(), [&](const PoolConfig& p) { return p.name == pool; });
+      if (!known)
+        throw CompileError(line("npu.pools") + "pool '" + pool + "' is not one of the target's pools, for 'npu.pools'");
+    }
+    if (npu.alignment > target.workspace_alignment)
+      throw CompileError(line("npu.alignment") + "the NPU's alignment " + std::to_string(npu.alignment) +
+                         " is larger than the workspace alignment " + std::to_string(target.workspace_alignment) +
+                         " its buffers are planned at (raise 'workspace_alignment'), for 'npu.alignment'");
   }
 
   std::vector<PoolConfig> read_pools(const toml::node& value) {

@@ -4,11 +4,31 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace aotc {
+
+// An NPU beside the CPU (a target file's [npu] table): what the compiler offloads to it and
+// what it must know to do so. Graph regions of the operators it runs become external
+// functions that the backend of that name compiles (aot/graph/external.h).
+struct NpuFacts {
+  std::string backend;                 // the external code generator: "npu-ref", "ethos-u"
+  std::vector<std::string> operators;  // TFLite builtin operators to offload ("CONV_2D", ...)
+  int64_t max_kernel = 255;            // largest kernel height or width it takes
+  int64_t max_stride = 255;
+  int64_t max_dilation = 255;
+  // For the cycle estimate of a region: each command costs the larger of its MACs over
+  // macs_per_cycle and its bytes moved over bytes_per_cycle, plus command_cycles.
+  double macs_per_cycle = 1;
+  double bytes_per_cycle = 1;
+  int64_t command_cycles = 0;
+  int64_t alignment = 16;              // bytes, of every buffer it reads or writes
+  std::vector<std::string> pools;      // the memory pools it can reach; empty: all of them
+  std::string section;                 // linker section of its command streams and weights ("": .rodata)
+};
 
 struct TargetFacts {
   std::string name = "host";  // for messages: "cortex-m4"
@@ -21,6 +41,8 @@ struct TargetFacts {
   int word_size = 64;  // bits: sizeof(size_t) * 8 on the target
   // ISA features a lowering may choose a kernel variant by (see kKnownFeatures).
   std::set<std::string> features;
+  // The NPU, when the target has one.
+  std::optional<NpuFacts> npu;
 
   bool has(const std::string& feature) const { return features.count(feature) != 0; }
   // Bytes of the runtime's workspace block header (two size_t words), rounded up to the

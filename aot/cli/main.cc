@@ -12,6 +12,7 @@
 
 #include "aot/executor/executor_codegen.h"
 #include "aot/base/text.h"
+#include "aot/driver/external_functions.h"
 #include "aot/driver/file_utils.h"
 #include "aot/driver/host_runner.h"
 #include "aot/executor/memory_report.h"
@@ -33,6 +34,7 @@ struct CommonArgs {
   bool no_in_place = false;
   bool io_in_arena = false;
   bool print_after_all = false;
+  std::string artifacts_dir;
 };
 
 void add_common(CLI::App* cmd, CommonArgs* a) {
@@ -64,6 +66,10 @@ void add_common(CLI::App* cmd, CommonArgs* a) {
   cmd->add_flag("--io-in-arena", a->io_in_arena,
                 "plan inputs and outputs in the activation memory too (their memory is reused once dead); "
                 "<name>_io() gives the application their addresses");
+  cmd->add_option("--artifacts", a->artifacts_dir,
+                  "read the NPU's command streams and weights from DIR (written by --emit-artifacts) instead of "
+                  "compiling them")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--pool", a->pools,
                   "memory pool NAME:SIZE[:runtime][:section=NAME][:tensors=GLOB] (repeatable, first preferred); "
                   "replaces the target's pools. 'runtime': the application passes it to <name>_run; 'tensors': only "
@@ -87,6 +93,7 @@ CompileOptions make_options(const CommonArgs& a) {
   o.print_after_all = a.print_after_all;
   o.in_place = !a.no_in_place;
   o.io_in_arena = a.io_in_arena;
+  o.artifacts_dir = a.artifacts_dir;
   for (auto& spec : a.pools) o.pools.push_back(parse_pool_spec(spec));
   for (auto& spec : a.input_shapes) parse_input_shape_binding(spec, &o.shape_bindings);
   for (auto& spec : a.dims) parse_dim_binding(spec, &o.shape_bindings);
@@ -146,6 +153,7 @@ void print_target_summary(const Target& t, std::ostream& os) {
      << "  triple    " << triple_text(t) << "\n"
      << "  features  " << joined(feature_names(t), false, "(none)") << "\n"
      << "  cflags    " << joined(t.cflags, true, "(none)") << "\n";
+  if (t.npu) os << "  npu       " << t.npu->backend << "\n";
 }
 
 // Everything the target file says, after `base` and the file's own keys are combined.
@@ -167,6 +175,19 @@ void print_target_details(const Target& t, std::ostream& os) {
                           << (t.max_stack_alloca_size == 0 ? " (every scratch buffer in the workspace)" : "") << "\n";
   row("workspace alignment") << t.workspace_alignment << " bytes\n";
   row("constant alignment") << t.constant_alignment << " bytes\n";
+  if (t.npu) {
+    const NpuFacts& n = *t.npu;
+    row("npu") << "backend " << n.backend << ", buffers aligned to " << n.alignment << " bytes"
+               << (n.section.empty() ? "" : ", streams and weights in section " + n.section) << "\n";
+    if (!n.operators.empty()) {
+      row("") << "runs " << joined(n.operators, false, "") << "\n";
+      row("") << "kernels up to " << n.max_kernel << ", strides up to " << n.max_stride << ", dilations up to "
+              << n.max_dilation << "\n";
+      row("") << n.macs_per_cycle << " MACs and " << n.bytes_per_cycle << " bytes per cycle, " << n.command_cycles
+              << " cycles per command (for the estimate)\n";
+    }
+    row("") << "reaches pools " << joined(n.pools, false, "(all)") << "\n";
+  }
   first = true;
   for (const PoolConfig& p : t.pools) {
     row(first ? "pools" : "") << p.name << " " << size_text(p.size_bytes)
@@ -189,6 +210,9 @@ int main(int argc, char** argv) {
   CLI::App* compile = app.add_subcommand("compile", "compile MODEL into C sources, a header and metadata.json");
   add_common(compile, &compile_args);
   compile->add_option("-o,--output", outdir, "directory for the generated files (created if needed)")->required();
+  std::string emit_artifacts;
+  compile->add_option("--emit-artifacts", emit_artifacts,
+                      "also write the NPU's command streams and weights to DIR (artifacts.json and one .bin each)");
   bool memory_report = false;
   compile->add_flag("--memory-report", memory_report,
                     "print the memory plan as a table and write memory_plan.svg beside the sources");
@@ -219,6 +243,7 @@ int main(int argc, char** argv) {
       GeneratedFiles files = generate_sources(m, model_file);
       if (memory_report) files.files["memory_plan.svg"] = memory_plan_svg(m);
       write_files_atomically(outdir, files.files);
+      if (!emit_artifacts.empty()) write_files_atomically(emit_artifacts, artifact_files(m));
       if (memory_report) std::cout << memory_report_table(m);
     } else if (*run) {
       RunOptions r;

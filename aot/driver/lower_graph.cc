@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "aot/graph/external.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/control_flow.h"
 
@@ -48,6 +49,7 @@ class GraphLowering {
     k.label = lowered.func.attrs.count("source_node") ? lowered.func.attrs.at("source_node") : node.label();
     k.c_name = fname;
     k.func = lowered.func;
+    k.on_device = node.op == kExternalOp;
     k.args = lowered.args;
     if (!lowered.in_place_inputs.empty()) {
       k.in_place_output = node.outputs.at(0);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "aot/base/text.h"
+#include "aot/driver/external_functions.h"
 #include "aot/driver/lower_graph.h"
 #include "aot/graph/graph_printer.h"
 #include "aot/import/onnx_importer.h"
@@ -87,10 +88,16 @@ const std::vector<Pass>& pipeline() {
       {"fold_qdq", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_qdq); }},
       {"fold_constants", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_constants); }},
+      {"partition_external", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions&) { partition_external(m.graph, m.target); }},
       {"fuse_operators", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fuse_operators); }},
       {"remove_dead_nodes", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, remove_dead_nodes); }},
+      // External functions: their backends compile them into artifacts (or --artifacts
+      // reads what an earlier compile wrote).
+      {"compile_external", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions& o) { compile_external(m, o.artifacts_dir); }},
       // 3. Lowering: one kernel per (fused) node, control flow as steps around them.
       {"lower", Pass::Shows::kKernels, [](CompiledModel& m, const CompileOptions&) { lower_graph(m); }},
       // 4. Loop-IR passes.

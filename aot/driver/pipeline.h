@@ -30,6 +30,9 @@ struct CompileOptions {
   // an input's memory is reused once it is dead; the application gets their addresses
   // from <name>_io().
   bool io_in_arena = false;
+  // Read the external functions' artifacts from this directory (written by an earlier
+  // compile's --emit-artifacts) instead of compiling them: "" to compile.
+  std::string artifacts_dir;
   // Passes after which to print the IR ("infer_shapes", "lower", "simplify", ...).
   std::set<std::string> print_after;
   bool print_after_all = false;

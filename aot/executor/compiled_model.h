@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "aot/executor/memory_planner.h"
+#include "aot/graph/external.h"
 #include "aot/graph/graph.h"
 #include "lowering/ir/ir.h"
 #include "lowering/passes/lower_builtin.h"
@@ -60,6 +61,10 @@ struct Step {
   int64_t scratch_offset = 0;
   int scratch_pool = 0;
 
+  // Runs on a device beside the CPU (an external function's kernel, lowering/ops/
+  // external.cc): its tensors and scratch go only to the pools the device reaches.
+  bool on_device = false;
+
   // kCopy
   CopyShape copy;
 
@@ -97,10 +102,19 @@ struct CopyStep {
 // "call", "copy", "if", "else", "end_if", "loop", "end_loop", "set_iteration".
 const char* step_kind_name(Step::Kind kind);
 
+// The module attribute under which the compiled model carries the artifacts of its
+// external functions (aot/graph/external.h; command streams, packed weights), in the
+// order of the functions: executor codegen makes each a const array in the section of the
+// target's [npu] table, and --emit-artifacts writes them to disk.
+constexpr const char* kExternalArtifactsAttr = "external.artifacts";
+
 struct CompiledModel {
   std::string name;
   Target target;
   Graph graph;
+  // Named attributes that passes attach to the module for later passes and code
+  // generation, each a list of artifacts (serializable bytes): kExternalArtifactsAttr.
+  std::map<std::string, std::vector<Artifact>> attrs;
   std::vector<Step> steps;
   std::vector<CopyStep> copies;             // run after all steps
   // Tensors that share another's storage besides views: a branch's result computed in

@@ -11,16 +11,43 @@ int64_t align_up(int64_t value, int64_t alignment) { return (value + alignment -
 
 namespace {
 
-bool overlap_in_time(const LiveRange& a, const LiveRange& b) { return a.first <= b.last && b.first <= a.last; }
+// The ranges placed so far, indexed by step: which are live at each step, so that finding
+// the ranges a new one collides with costs its lifetime and its conflicts, not the number
+// of ranges placed (a chain of 10,000 kernels has short lifetimes and few conflicts).
+class PlacedByStep {
+ public:
+  explicit PlacedByStep(const std::vector<LiveRange>& ranges) {
+    int steps = 0;
+    for (const LiveRange& r : ranges) steps = std::max(steps, r.last + 1);
+    live_.resize(static_cast<size_t>(steps));
+    seen_.assign(ranges.size(), 0);
+  }
+  void add(const LiveRange& r, size_t index) {
+    for (int s = r.first; s <= r.last; ++s) live_[static_cast<size_t>(s)].push_back(index);
+  }
+  // Calls fn once for every placed range live at some step of `r`.
+  template <typename Fn>
+  void for_each_conflict(const LiveRange& r, Fn fn) {
+    ++stamp_;
+    for (int s = r.first; s <= r.last; ++s)
+      for (size_t j : live_[static_cast<size_t>(s)])
+        if (seen_[j] != stamp_) seen_[j] = stamp_, fn(j);
+  }
+
+ private:
+  std::vector<std::vector<size_t>> live_;
+  std::vector<uint64_t> seen_;
+  uint64_t stamp_ = 0;
+};
 
 // The lowest aligned offset in `pool` where range i does not collide with an already
 // placed range of that pool that is live at the same time.
-int64_t lowest_free_offset(const std::vector<LiveRange>& ranges, const Placement& p, const std::vector<size_t>& placed,
-                           size_t i, int pool, int64_t alignment) {
+int64_t lowest_free_offset(const std::vector<LiveRange>& ranges, const Placement& p, PlacedByStep& placed, size_t i,
+                           int pool, int64_t alignment) {
   std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of conflicting placed ranges
-  for (size_t j : placed)
-    if (p.pools[j] == pool && overlap_in_time(ranges[i], ranges[j]))
-      busy.emplace_back(p.offsets[j], p.offsets[j] + ranges[j].size);
+  placed.for_each_conflict(ranges[i], [&](size_t j) {
+    if (p.pools[j] == pool) busy.emplace_back(p.offsets[j], p.offsets[j] + ranges[j].size);
+  });
   std::sort(busy.begin(), busy.end());
   int64_t offset = 0;
   for (auto& [begin, end] : busy) {
@@ -39,7 +66,7 @@ bool place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size
   p.pools.assign(ranges.size(), 0);
   p.pool_bytes.assign(capacities.size(), 0);
   p.order = order;
-  std::vector<size_t> placed;
+  PlacedByStep placed(ranges);
   for (size_t i : order) {
     bool fitted = false;
     for (size_t pool = 0; pool < capacities.size() && !fitted; ++pool) {
@@ -52,7 +79,7 @@ bool place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size
       fitted = true;
     }
     if (!fitted) return false;
-    placed.push_back(i);
+    placed.add(ranges[i], i);
   }
   for (int64_t b : p.pool_bytes) p.total_bytes += b;
   *out = std::move(p);
@@ -82,9 +109,16 @@ std::vector<size_t> order_by(const std::vector<LiveRange>& ranges, const std::fu
 
 Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment) {
   int64_t bound = lower_bound(ranges, alignment);
-  std::vector<int> conflicts(ranges.size(), 0);
+  // How many other ranges each one is live together with: those that start by its last
+  // step, less those that end before its first.
+  std::vector<int> firsts, lasts;
+  for (const LiveRange& r : ranges) firsts.push_back(r.first), lasts.push_back(r.last);
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  std::vector<int64_t> conflicts(ranges.size(), 0);
   for (size_t i = 0; i < ranges.size(); ++i)
-    for (size_t j = 0; j < ranges.size(); ++j) conflicts[i] += i != j && overlap_in_time(ranges[i], ranges[j]);
+    conflicts[i] = (std::upper_bound(firsts.begin(), firsts.end(), ranges[i].last) - firsts.begin()) -
+                   (std::lower_bound(lasts.begin(), lasts.end(), ranges[i].first) - lasts.begin()) - 1;
 
   // Greedy placements in three orders; each is good on different lifetimes.
   struct Candidate {
@@ -112,8 +146,11 @@ Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment) {
 
   // Improvement search: swap two positions of the best order, keep what is no worse.
   // Deterministic (fixed seed) so that the same model always gets the same plan.
+  // Its budget: 20,000 tries, fewer for plans of thousands of ranges (each try places
+  // them all), so that compile time stays about linear in the model.
   std::mt19937 rng(12345);
-  const int kIterations = ranges.size() < 2 ? 0 : 20000;
+  const size_t n = ranges.size();
+  const int kIterations = n < 2 ? 0 : static_cast<int>(std::min<size_t>(20000, std::max<size_t>(50, 2000000000 / (n * n))));
   std::vector<size_t> order = best_order;
   int64_t current = best.total_bytes;
   for (int it = 0; it < kIterations && best.total_bytes > align_up(bound, alignment); ++it) {
@@ -158,11 +195,16 @@ bool place_in_pools(const std::vector<LiveRange>& ranges, const std::vector<int6
 std::pair<int, int64_t> peak_step(const std::vector<LiveRange>& ranges, int64_t alignment) {
   int steps = 0;
   for (auto& r : ranges) steps = std::max(steps, r.last + 1);
+  // Bytes that become live at each step, less those that died the step before.
+  std::vector<int64_t> change(static_cast<size_t>(steps) + 1, 0);
+  for (auto& r : ranges) {
+    change[static_cast<size_t>(r.first)] += align_up(r.size, alignment);
+    change[static_cast<size_t>(r.last) + 1] -= align_up(r.size, alignment);
+  }
   std::pair<int, int64_t> peak{0, 0};
+  int64_t live = 0;
   for (int s = 0; s < steps; ++s) {
-    int64_t live = 0;
-    for (auto& r : ranges)
-      if (r.first <= s && s <= r.last) live += align_up(r.size, alignment);
+    live += change[static_cast<size_t>(s)];
     if (live > peak.second) peak = {s, live};
   }
   return peak;

@@ -7,6 +7,7 @@
 
 #include "aot/base/text.h"
 #include "aot/executor/executor_codegen.h"
+#include "aot/executor/offload.h"
 #include "aot/executor/storage_planner.h"
 
 namespace aotc {
@@ -74,6 +75,30 @@ std::string control_flow_steps(const CompiledModel& m) {
   return os.str();
 }
 
+// What runs on the NPU and what on the CPU, for a target with an NPU.
+std::string offload_text(const CompiledModel& m) {
+  OffloadSummary s = offload_summary(m);
+  if (s.backend.empty()) return "";
+  std::ostringstream os;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.1f%%", 100.0 * s.mac_fraction());
+  os << "\n  NPU (" << s.backend << "): ";
+  if (s.npu_macs + s.cpu_macs > 0)
+    os << share << " of the model's " << with_commas(s.npu_macs + s.cpu_macs) << " multiply-accumulates, about "
+       << with_commas(s.estimated_cycles) << " NPU cycles\n";
+  else
+    os << "its multiply-accumulates and cycles are not known (compiled by another tool)\n";
+  for (const OffloadedFunction& f : s.functions) {
+    os << "    " << f.name << " (" << f.c_function << "): " << f.nodes.size() << " nodes, " << with_commas(f.macs)
+       << " MACs, about " << with_commas(f.estimated_cycles) << " cycles, scratch " << with_commas(f.scratch_bytes) << " B\n";
+    for (const std::string& n : f.nodes) os << "      " << display_text(n) << "\n";
+  }
+  os << "  CPU:\n";
+  for (const CpuNode& c : s.cpu_nodes)
+    os << "    " << display_text(c.node) << (c.reason.empty() ? "" : "  (not on the NPU: " + display_text(c.reason) + ")") << "\n";
+  return os.str();
+}
+
 }  // namespace
 
 std::string memory_report_table(const CompiledModel& m) {
@@ -107,6 +132,7 @@ std::string memory_report_table(const CompiledModel& m) {
     os << line;
   }
   os << control_flow_steps(m);
+  os << offload_text(m);
   return os.str();
 }
 

@@ -6,6 +6,7 @@
 
 #include "aot/executor/executor_codegen.h"
 #include "aot/executor/memory_report.h"
+#include "aot/executor/offload.h"
 
 namespace aotc {
 
@@ -79,6 +80,7 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
     const Step& k = m.steps[i];
     nlohmann::json sj = {{"step", i}, {"kind", step_kind_name(k.kind)}, {"node", k.label}};
     if (k.is_call()) sj["function"] = m.name + "_" + k.c_name;
+    if (k.is_call()) sj["device"] = k.on_device ? m.target.npu->backend : "cpu";
     if (k.kind == Step::Kind::kCopy) sj["bytes"] = k.copy.bytes * k.copy.blocks;
     if (k.kind == Step::Kind::kLoop) {
       sj["max_trips"] = k.max_trips;
@@ -93,9 +95,38 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
     nlohmann::json kj = {{"function", m.name + "_" + k.c_name},
                          {"node", k.func.attrs.at("source_node")},
                          {"stack_bytes", k.memory.stack_bytes},
-                         {"scratch_bytes", k.memory.workspace_bytes}};
+                         {"scratch_bytes", k.memory.workspace_bytes},
+                         {"device", k.on_device ? m.target.npu->backend : "cpu"}};
+    if (k.memory.workspace_bytes > 0) kj["scratch_pool"] = m.pools[static_cast<size_t>(k.scratch_pool)].name;
     if (k.func.attrs.count("fused")) kj["fused"] = k.func.attrs.at("fused");
     j["kernels"].push_back(kj);
+  }
+
+  // What runs where, with a target that has an NPU.
+  OffloadSummary offload = offload_summary(m);
+  if (!offload.backend.empty()) {
+    nlohmann::json o = {{"backend", offload.backend},
+                        {"mac_fraction", offload.mac_fraction()},
+                        {"npu_macs", offload.npu_macs},
+                        {"cpu_macs", offload.cpu_macs},
+                        {"estimated_npu_cycles", offload.estimated_cycles}};
+    o["functions"] = nlohmann::json::array();
+    for (const OffloadedFunction& f : offload.functions) {
+      nlohmann::json fj = {{"name", f.name},         {"function", f.c_function},       {"nodes", f.nodes},
+                           {"macs", f.macs},         {"estimated_cycles", f.estimated_cycles},
+                           {"scratch_bytes", f.scratch_bytes}};
+      fj["artifacts"] = nlohmann::json::array();
+      for (const Artifact* a : f.artifacts)
+        fj["artifacts"].push_back({{"name", a->name}, {"c_name", m.name + "_" + a->name}, {"format", a->format}, {"bytes", a->bytes.size()}});
+      o["functions"].push_back(fj);
+    }
+    o["cpu_nodes"] = nlohmann::json::array();
+    for (const CpuNode& c : offload.cpu_nodes) {
+      nlohmann::json cj = {{"node", c.node}};
+      if (!c.reason.empty()) cj["not_offloaded_because"] = c.reason;
+      o["cpu_nodes"].push_back(cj);
+    }
+    j["offload"] = o;
   }
 
   // The plan: each arena tensor with its pool, offset and the steps it is live.

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <set>
 
 #include "aot/graph/op_registry.h"
 
@@ -116,15 +117,48 @@ uint64_t allowed_pools(const std::vector<PoolConfig>& pools, const std::string& 
   return named | open;
 }
 
+// Bit p set for the pools the target's NPU reaches: those its [npu] table names (all when
+// it names none). An error when none of the model's pools is one of them.
+uint64_t device_pools(const CompiledModel& m) {
+  const std::vector<std::string>& reached = m.target.npu->pools;
+  uint64_t mask = 0;
+  for (size_t p = 0; p < m.pools.size() && p < 64; ++p)
+    if (reached.empty() || std::count(reached.begin(), reached.end(), m.pools[p].name)) mask |= uint64_t{1} << p;
+  if (mask == 0) {
+    std::string names;
+    for (const std::string& n : reached) names += (names.empty() ? "" : ", ") + n;
+    throw CompileError("the NPU of target '" + m.target.name + "' reaches only the pools " + names +
+                       ", and the model has none of them (" + pool_list(m.pools) + ")");
+  }
+  return mask;
+}
+
 Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storage) {
   std::vector<LiveRange> ranges = arena_and_scratch_ranges(m, storage);
+  // What a device step touches, and its scratch, must be where the device reaches.
+  std::set<TensorId> on_device;
+  for (const Step& k : m.steps)
+    if (k.on_device)
+      for (TensorId arg : k.args) on_device.insert(storage.at(arg).tensor);
+  const uint64_t reached = on_device.empty() ? ~uint64_t{0} : device_pools(m);
   size_t index = 0;
   for (auto& [root, range] : arena_ranges(m, storage)) {
-    ranges[index].allowed_pools = allowed_pools(m.pools, m.graph.tensor(root).name);
-    if (ranges[index++].allowed_pools == 0)
-      throw CompileError("tensor '" + m.graph.tensor(root).name +
-                         "' matches no pool's 'tensors' pattern, and every pool has one (" + pool_list(m.pools) + ")");
+    const std::string& name = m.graph.tensor(root).name;
+    ranges[index].allowed_pools = allowed_pools(m.pools, name);
+    if (ranges[index].allowed_pools == 0)
+      throw CompileError("tensor '" + name + "' matches no pool's 'tensors' pattern, and every pool has one (" +
+                         pool_list(m.pools) + ")");
+    if (on_device.count(root)) {
+      ranges[index].allowed_pools &= reached;
+      if (ranges[index].allowed_pools == 0)
+        throw CompileError("tensor '" + name + "' is read or written by the NPU, but no pool it may go to (by the pools' " +
+                           "'tensors' patterns) is one the NPU reaches");
+    }
+    ++index;
   }
+  for (const Step& k : m.steps)
+    if (k.memory.workspace_bytes > 0 && k.on_device) ranges[index++].allowed_pools = reached;
+    else if (k.memory.workspace_bytes > 0) ++index;
   std::vector<int64_t> capacities;
   for (auto& p : m.pools) capacities.push_back(p.size_bytes);
   Placement placement;
@@ -139,8 +173,12 @@ Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storag
 
 // Lets kernel `step` write its output over `input`: the output's storage becomes the
 // input's. Only when both are arena tensors of the same layout, the input is read for
-// the last time at this step and the output is first written here.
-bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, TensorId input) {
+// the last time at this step and the output is first written here. `ranges`, when given,
+// are the arena's live ranges for `storage` (arena_ranges), which the merge keeps up to
+// date: the merged root lives from the input's first step to the output's last (without
+// loops, where nothing stretches them).
+bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, TensorId input,
+                    std::map<TensorId, LiveRange>* kept_ranges = nullptr) {
   const Graph& g = m.graph;
   const Step& k = m.steps[step];
   if (!storage.count(input)) return false;  // a constant the kernel holds itself
@@ -149,13 +187,48 @@ bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, Te
   if (out.kind != Storage::Kind::kArena || src.kind != Storage::Kind::kArena || src.tensor == out.tensor) return false;
   if (g.tensor(input).shape != g.tensor(k.in_place_output).shape || g.tensor(input).dtype != g.tensor(k.in_place_output).dtype)
     return false;
-  auto ranges = arena_ranges(m, storage);
+  std::map<TensorId, LiveRange> computed;
+  if (!kept_ranges) computed = arena_ranges(m, storage);
+  std::map<TensorId, LiveRange>& ranges = kept_ranges ? *kept_ranges : computed;
   if (ranges.at(src.tensor).last != static_cast<int>(step) || ranges.at(out.tensor).first != static_cast<int>(step))
     return false;
   TensorId from = out.tensor, to = src.tensor;
   for (auto& [id, s] : storage)
     if (s.kind == Storage::Kind::kArena && s.tensor == from) s.tensor = to;
+  ranges.at(to).last = ranges.at(from).last;
+  ranges.erase(from);
   return true;
+}
+
+// The in-place merges to take: first all of them at once. A merge never raises the plan's
+// lower bound (the two tensors were live together only at the step that merges them), so
+// when that plan meets its bound nothing is better, and one plan was enough. Otherwise
+// each merge on its own, kept only if the plan does not grow: a plan per candidate, which
+// only small models (and those with loops, whose live ranges stretch) can afford.
+StorageMap merged_in_place(const CompiledModel& m, const StorageMap& storage) {
+  const bool loops = std::any_of(m.steps.begin(), m.steps.end(), [](const Step& k) { return k.kind == Step::Kind::kLoop; });
+  size_t candidates = 0;
+  for (const Step& k : m.steps) candidates += k.in_place_inputs.size();
+  StorageMap best = storage;
+  Placement best_plan = place_arena(m, best);
+  if (!loops) {
+    StorageMap all = storage;
+    std::map<TensorId, LiveRange> ranges = arena_ranges(m, all);
+    for (size_t step = 0; step < m.steps.size(); ++step)
+      for (TensorId in : m.steps[step].in_place_inputs) merge_in_place(m, all, step, in, &ranges);
+    Placement p = place_arena(m, all);
+    if (p.total_bytes <= best_plan.total_bytes && (p.total_bytes <= p.lower_bound || candidates > 200)) return all;
+    if (candidates > 200) return best;
+  }
+  for (size_t step = 0; step < m.steps.size(); ++step) {
+    for (TensorId in : m.steps[step].in_place_inputs) {
+      StorageMap trial = best;
+      if (!merge_in_place(m, trial, step, in)) continue;
+      Placement p = place_arena(m, trial);
+      if (p.total_bytes <= best_plan.total_bytes) best = std::move(trial), best_plan = p;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -226,18 +299,7 @@ void plan_storage(CompiledModel& m) {
       m.copies.push_back({root_storage(root), out});
   }
 
-  // In-place merges, each kept only if the plan does not grow.
-  StorageMap best = m.storage;
-  Placement best_plan = place_arena(m, best);
-  for (size_t step = 0; step < m.steps.size() && m.in_place; ++step) {
-    for (TensorId in : m.steps[step].in_place_inputs) {
-      StorageMap trial = best;
-      if (!merge_in_place(m, trial, step, in)) continue;
-      Placement p = place_arena(m, trial);
-      if (p.total_bytes <= best_plan.total_bytes) best = std::move(trial), best_plan = p;
-    }
-  }
-  m.storage = std::move(best);
+  if (m.in_place) m.storage = merged_in_place(m, m.storage);
   m.arena = place_in_target_pools(m, m.storage);
   // The placement lists the arena roots in arena_ranges' order, then the kernels' scratch.
   std::map<TensorId, size_t> index_of_root;

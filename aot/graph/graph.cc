@@ -1,6 +1,7 @@
 #include "aot/graph/graph.h"
 
 #include "aot/base/element_bytes.h"
+#include "aot/graph/external.h"
 
 #include <algorithm>
 #include <cstring>
@@ -164,7 +165,9 @@ void with_subgraph_as_graph(Graph& g, Subgraph& sub, const std::vector<TensorId>
 void run_everywhere(Graph& g, const std::function<void(Graph&)>& pass) {
   pass(g);
   for (size_t n = 0; n < g.nodes.size(); ++n) {
-    if (g.nodes[n].subgraphs.empty()) continue;
+    // An external function's region belongs to its device's code generator, not to the
+    // CPU's passes.
+    if (g.nodes[n].subgraphs.empty() || g.nodes[n].op == kExternalOp) continue;
     // Moved out while the pass runs inside: g.nodes is the subgraph's then.
     Node node = std::move(g.nodes[n]);
     std::vector<TensorId> captured(node.inputs.begin() + static_cast<long>(node.declared_inputs()), node.inputs.end());

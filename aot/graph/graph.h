@@ -163,7 +163,8 @@ void with_subgraph_as_graph(Graph& g, Subgraph& sub, const std::vector<TensorId>
 
 // Runs `pass` on the graph, then on every subgraph of its control-flow nodes, nested ones
 // too (outer scopes first, so that a subgraph sees what the pass made of the values it
-// reads).
+// reads). Not in the regions of external functions (external.h), which their device's
+// code generator compiles.
 void run_everywhere(Graph& g, const std::function<void(Graph&)>& pass);
 
 // Calls `fn` on every node of `nodes` and, after each control-flow node, on the nodes of

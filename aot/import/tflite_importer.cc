@@ -11,6 +11,8 @@
 
 #include "flatbuffers/flatbuffers.h"
 #include "aot/import/tflite_operators.h"
+#include "aot/graph/external.h"
+#include "aot/import/tflite_ethos_u.h"
 #include "aot/import/tflite_subgraphs.h"
 #include "tflite_schema_generated.h"
 
@@ -102,9 +104,11 @@ class TfliteImporter {
                        const std::string& label) const;
 
   void import_operators(const tfl::SubGraph& subgraph);
+  const tfl::OperatorCode& operator_code(const tfl::Operator& op, int index) const;
   int32_t builtin_code(const tfl::Operator& op, int index) const;
   const BuiltinOperatorInfo& operator_info(int32_t code, int index) const;
   Node import_operator(const tfl::Operator& op, int index) const;
+  Node import_ethos_u(const tfl::Operator& op, int index) const;
   void check_not_hybrid(const Node& node, int32_t code, const std::string& label) const;
 
   std::vector<TensorId> tensor_ids(const flatbuffers::Vector<int32_t>* ids, bool allow_omitted,
@@ -361,13 +365,17 @@ void TfliteImporter::import_operators(const tfl::SubGraph& subgraph) {
 // Files written before TFLite had 127 operators carry the code only in the
 // one-byte deprecated field; newer ones set both, or put 127 ("look in the
 // other field") in the old one. The larger of the two is right in all cases.
-int32_t TfliteImporter::builtin_code(const tfl::Operator& op, int index) const {
+const tfl::OperatorCode& TfliteImporter::operator_code(const tfl::Operator& op, int index) const {
   uint32_t num_codes = model_->operator_codes() != nullptr ? model_->operator_codes()->size() : 0;
   if (op.opcode_index() >= num_codes) {
     fail("operator " + std::to_string(index) + ": opcode index " + std::to_string(op.opcode_index()) +
          " is out of range (the model has " + std::to_string(num_codes) + " operator codes)");
   }
-  const tfl::OperatorCode& opcode = *model_->operator_codes()->Get(op.opcode_index());
+  return *model_->operator_codes()->Get(op.opcode_index());
+}
+
+int32_t TfliteImporter::builtin_code(const tfl::Operator& op, int index) const {
+  const tfl::OperatorCode& opcode = operator_code(op, index);
   int32_t code = std::max<int32_t>(opcode.builtin_code(), opcode.deprecated_builtin_code());
   if (code == tfl::BuiltinOperator_CUSTOM) {
     std::string custom = opcode.custom_code() != nullptr ? opcode.custom_code()->str() : "";
@@ -388,6 +396,10 @@ const BuiltinOperatorInfo& TfliteImporter::operator_info(int32_t code, int index
 }
 
 Node TfliteImporter::import_operator(const tfl::Operator& op, int index) const {
+  const tfl::OperatorCode& opcode = operator_code(op, index);
+  if (std::max<int32_t>(opcode.builtin_code(), opcode.deprecated_builtin_code()) == tfl::BuiltinOperator_CUSTOM &&
+      opcode.custom_code() != nullptr && opcode.custom_code()->str() == tflite_import::kEthosUCustomCode)
+    return import_ethos_u(op, index);
   int32_t code = builtin_code(op, index);
   const BuiltinOperatorInfo& info = operator_info(code, index);
   Node node;
@@ -408,6 +420,21 @@ Node TfliteImporter::import_operator(const tfl::Operator& op, int index) const {
   }
   check_not_hybrid(node, code, label);
   return node;
+}
+
+// Vela's ethos-u operator (tflite_ethos_u.h): an external function the NPU runs.
+Node TfliteImporter::import_ethos_u(const tfl::Operator& op, int index) const {
+  std::string label = "operator " + std::to_string(index) + " (ethos-u)";
+  std::vector<bool> produced(sub_->tensors.size(), false);
+  int ordinal = 0;
+  for (const Node& earlier : sub_->nodes) {
+    for (TensorId id : earlier.outputs) produced[static_cast<size_t>(id)] = true;
+    if (earlier.op == kExternalOp) ++ordinal;
+  }
+  std::vector<uint8_t> options;
+  if (op.custom_options() != nullptr) options.assign(op.custom_options()->begin(), op.custom_options()->end());
+  return tflite_import::ethos_u_node(sub_->tensors, produced, sub_->inputs, tensor_ids(op.inputs(), true, label + ": input"),
+                                     tensor_ids(op.outputs(), false, label + ": output"), options, ordinal, label);
 }
 
 // TFLite's "hybrid" kernels quantize float activations on the fly to multiply them

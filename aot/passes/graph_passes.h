@@ -6,11 +6,14 @@
 //   fold_qdq           DequantizeLinear -> Conv/MatMul/Gemm/Add -> QuantizeLinear patterns
 //                      into integer kernels (before fold_constants dequantizes the weights)
 //   fold_constants     nodes whose inputs are all constant become constants
+//   partition_external regions of operators the target's NPU runs become external
+//                      functions (aot/graph/external.h); the rest stays on the CPU
 //   fuse_operators     BatchNormalization into Conv; elementwise operators into the
 //                      kernel that produces their input (bias, activation, chains)
 //   remove_dead_nodes  nodes whose results nobody reads
 #pragma once
 
+#include "aot/base/target_facts.h"
 #include "aot/graph/graph.h"
 
 namespace aotc {
@@ -19,6 +22,7 @@ void initialize_variables(Graph& g);
 void infer_shapes(Graph& g);
 void fold_qdq(Graph& g);
 void fold_constants(Graph& g);
+void partition_external(Graph& g, const TargetFacts& target);
 void fuse_operators(Graph& g);
 void remove_dead_nodes(Graph& g);
 

@@ -251,6 +251,10 @@ struct PrimFunc {
   std::vector<Buffer> params;
   Stmt body;
   std::map<std::string, std::string> attrs;  // e.g. "source_node" -> "conv1 (Conv)"
+  // Constant arrays of the module, not parameters, that the body reads by name: the
+  // artifacts of an external function (a command stream, packed weights). The C names
+  // them <model>_<buffer name>.
+  std::vector<Buffer> globals;
 };
 
 // ---------------------------------------------------------------- constructors

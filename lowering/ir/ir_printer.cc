@@ -172,7 +172,10 @@ std::string to_string(const PrimFunc& f) {
   std::ostringstream os;
   os << "func " << f.name << "(";
   for (size_t i = 0; i < f.params.size(); ++i) os << (i ? ", " : "") << f.params[i]->name << ": " << shape_text(f.params[i]);
-  os << ") {\n" << to_string(f.body, 1) << "}\n";
+  os << ")";
+  for (size_t i = 0; i < f.globals.size(); ++i)
+    os << (i ? ", " : " reads ") << f.globals[i]->name << ": " << shape_text(f.globals[i]);
+  os << " {\n" << to_string(f.body, 1) << "}\n";
   return os.str();
 }
 

@@ -195,7 +195,7 @@ class MveConvBuilder {
   Expr vector_add(const Node& add, const Expr& results, const std::vector<Expr>& index, int64_t n) {
     const Graph& g = kb_.graph();
     TensorId conv = anchor_output(kb_.node());
-    tflite::Int8AddMultipliers m = tflite::int8_add_multipliers(g, add);
+    tflite::AddSubMultipliers m = tflite::add_sub_multipliers(g, add, false);
     TensorId other = add.inputs[0] == conv ? add.inputs[1] : add.inputs[0];
     Expr other_at = ir::address_of(kb_.epilogue_operand(other), index);
     Expr a = add.inputs[0] == conv ? results : other_at, b = add.inputs[0] == conv ? other_at : results;

@@ -67,6 +67,50 @@ std::vector<QuantizedMultiplier> channel_multipliers(const Graph& g, TensorId in
   return out;
 }
 
+namespace {
+
+// TFLite's QuantizeMultiplierSmallerThanOneExp: the factor must lie in (0, 1).
+QuantizedMultiplier multiplier_below_one(const Node& node, double real, const std::string& what) {
+  if (!(real > 0.0 && real < 1.0))
+    node_error(node, "the " + what + " rescaling factor " + std::to_string(real) +
+                         " is not in (0, 1), which TFLite's int8 kernel requires");
+  return quantize_multiplier(real);
+}
+
+float float_scale(const Graph& g, TensorId id) { return static_cast<float>(scale_of(g, id)); }
+
+}  // namespace
+
+// TFLite Micro's ADD (add_common.cc) combines the float scales in double precision; its
+// SUB (sub_common.cc) does the same arithmetic in float and widens the results. The two
+// can differ in the last bit of a multiplier, so each is reproduced as it is.
+AddSubMultipliers add_sub_multipliers(const Graph& g, const Node& node, bool subtract) {
+  float s1 = float_scale(g, node.inputs[0]), s2 = float_scale(g, node.inputs[1]);
+  float out = float_scale(g, node.outputs[0]);
+  double real1, real2, real_out;
+  if (!subtract) {
+    double twice_max_input_scale = 2 * static_cast<double>(std::max(s1, s2));
+    real1 = static_cast<double>(s1) / twice_max_input_scale;
+    real2 = static_cast<double>(s2) / twice_max_input_scale;
+    real_out = twice_max_input_scale / ((1 << kAddSubLeftShift) * static_cast<double>(out));
+  } else {
+    float twice_max_input_scale = 2 * std::max(s1, s2);
+    real1 = static_cast<double>(s1 / twice_max_input_scale);
+    real2 = static_cast<double>(s2 / twice_max_input_scale);
+    real_out = static_cast<double>(twice_max_input_scale / ((1 << kAddSubLeftShift) * out));
+  }
+  return {multiplier_below_one(node, real1, "first input's"), multiplier_below_one(node, real2, "second input's"),
+          multiplier_below_one(node, real_out, "output")};
+}
+
+// MUL (mul_common.cc): input1_scale * input2_scale / output_scale in double precision.
+QuantizedMultiplier mul_multiplier(const Graph& g, const Node& node) {
+  double real = static_cast<double>(float_scale(g, node.inputs[0])) *
+                static_cast<double>(float_scale(g, node.inputs[1])) /
+                static_cast<double>(float_scale(g, node.outputs[0]));
+  return quantize_multiplier(real);
+}
+
 Node as_operator(const Node& node, const std::string& op) {
   Node copy = node;
   copy.op = op;

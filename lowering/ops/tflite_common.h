@@ -44,15 +44,18 @@ ir::Expr clamp(ir::Expr x, const QuantizedRange& range);
 std::vector<QuantizedMultiplier> channel_multipliers(const Graph& g, TensorId input, TensorId filter, TensorId output,
                                                      int64_t channels);
 
-// The three rescalings of TFLite's int8 ADD (its ArithmeticParams, as TFLite Micro's
-// Prepare computes them): each input, centred on its zero point and shifted left by
-// kLeftShift bits, is rescaled by its multiplier to a common scale (shifts <= 0), and their
-// sum by the output's. For kernels that compute an ADD fused behind them (conv_mve_s8.h).
-struct Int8AddMultipliers {
-  static constexpr int kLeftShift = 20;
+// ADD and SUB scale each zero-point-corrected input by 2^20 before rescaling, so that
+// the rescaled inputs keep 20 bits of precision below the output's unit.
+constexpr int kAddSubLeftShift = 20;
+
+// The three rescalings of an int8 ADD or SUB (TFLite's ArithmeticParams), computed as
+// TFLite Micro's Prepare computes them; node_error when a factor is outside (0, 1).
+struct AddSubMultipliers {
   QuantizedMultiplier input1, input2, output;
 };
-Int8AddMultipliers int8_add_multipliers(const Graph& g, const Node& add);
+AddSubMultipliers add_sub_multipliers(const Graph& g, const Node& node, bool subtract);
+// The rescaling of an int8 MUL: input1_scale * input2_scale / output_scale.
+QuantizedMultiplier mul_multiplier(const Graph& g, const Node& node);
 
 // A TFLite operator that is an operator with ONNX semantics once its compile-time operands
 // are known (TRANSPOSE is Transpose with the perm tensor's values...): `translate` builds

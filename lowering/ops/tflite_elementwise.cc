@@ -23,55 +23,6 @@ using ir::Expr;
 
 enum class Arithmetic { kAdd, kSub, kMul };
 
-// ---------------------------------------------------------------- int8 parameters
-
-// ADD and SUB scale each zero-point-corrected input by 2^20 before rescaling, so that
-// the rescaled inputs keep 20 bits of precision below the output's unit.
-constexpr int kAddSubLeftShift = tflite::Int8AddMultipliers::kLeftShift;
-
-// The three rescalings of an int8 ADD or SUB (TFLite's ArithmeticParams).
-using AddSubMultipliers = tflite::Int8AddMultipliers;
-
-// TFLite's QuantizeMultiplierSmallerThanOneExp: the factor must lie in (0, 1).
-QuantizedMultiplier multiplier_below_one(const Node& node, double real, const std::string& what) {
-  if (!(real > 0.0 && real < 1.0))
-    node_error(node, "the " + what + " rescaling factor " + std::to_string(real) +
-                         " is not in (0, 1), which TFLite's int8 kernel requires");
-  return quantize_multiplier(real);
-}
-
-float float_scale(const Graph& g, TensorId id) { return static_cast<float>(tflite::scale_of(g, id)); }
-
-// TFLite Micro's ADD (add_common.cc) combines the float scales in double precision; its
-// SUB (sub_common.cc) does the same arithmetic in float and widens the results. The two
-// can differ in the last bit of a multiplier, so each is reproduced as it is.
-AddSubMultipliers add_sub_multipliers(const Graph& g, const Node& node, Arithmetic op) {
-  float s1 = float_scale(g, node.inputs[0]), s2 = float_scale(g, node.inputs[1]);
-  float out = float_scale(g, node.outputs[0]);
-  double real1, real2, real_out;
-  if (op == Arithmetic::kAdd) {
-    double twice_max_input_scale = 2 * static_cast<double>(std::max(s1, s2));
-    real1 = static_cast<double>(s1) / twice_max_input_scale;
-    real2 = static_cast<double>(s2) / twice_max_input_scale;
-    real_out = twice_max_input_scale / ((1 << kAddSubLeftShift) * static_cast<double>(out));
-  } else {
-    float twice_max_input_scale = 2 * std::max(s1, s2);
-    real1 = static_cast<double>(s1 / twice_max_input_scale);
-    real2 = static_cast<double>(s2 / twice_max_input_scale);
-    real_out = static_cast<double>(twice_max_input_scale / ((1 << kAddSubLeftShift) * out));
-  }
-  return {multiplier_below_one(node, real1, "first input's"), multiplier_below_one(node, real2, "second input's"),
-          multiplier_below_one(node, real_out, "output")};
-}
-
-// MUL (mul_common.cc): input1_scale * input2_scale / output_scale in double precision.
-QuantizedMultiplier mul_multiplier(const Graph& g, const Node& node) {
-  double real = static_cast<double>(float_scale(g, node.inputs[0])) *
-                static_cast<double>(float_scale(g, node.inputs[1])) /
-                static_cast<double>(float_scale(g, node.outputs[0]));
-  return quantize_multiplier(real);
-}
-
 // ---------------------------------------------------------------- element functions
 
 using ElementFunction = std::function<Expr(Expr, Expr)>;
@@ -86,20 +37,20 @@ Expr requantized(Expr value, const QuantizedMultiplier& m) {
 }
 
 ElementFunction int8_add_sub(const Graph& g, const Node& node, Arithmetic op) {
-  AddSubMultipliers m = add_sub_multipliers(g, node, op);
+  tflite::AddSubMultipliers m = tflite::add_sub_multipliers(g, node, op == Arithmetic::kSub);
   TensorId in1 = node.inputs[0], in2 = node.inputs[1], out = node.outputs[0];
   QuantizedRange range = tflite::output_range(g, node, out);
   int32_t out_zero_point = tflite::zero_point_of(g, out);
   return [=, &g](Expr a, Expr b) {
-    Expr scaled1 = requantized(centered(g, in1, a) * (1 << kAddSubLeftShift), m.input1);
-    Expr scaled2 = requantized(centered(g, in2, b) * (1 << kAddSubLeftShift), m.input2);
+    Expr scaled1 = requantized(centered(g, in1, a) * (1 << tflite::kAddSubLeftShift), m.input1);
+    Expr scaled2 = requantized(centered(g, in2, b) * (1 << tflite::kAddSubLeftShift), m.input2);
     Expr raw = op == Arithmetic::kAdd ? scaled1 + scaled2 : scaled1 - scaled2;
     return tflite::clamp(requantized(raw, m.output) + out_zero_point, range);
   };
 }
 
 ElementFunction int8_mul(const Graph& g, const Node& node) {
-  QuantizedMultiplier m = mul_multiplier(g, node);
+  QuantizedMultiplier m = tflite::mul_multiplier(g, node);
   TensorId in1 = node.inputs[0], in2 = node.inputs[1], out = node.outputs[0];
   QuantizedRange range = tflite::output_range(g, node, out);
   int32_t out_zero_point = tflite::zero_point_of(g, out);
@@ -164,9 +115,4 @@ AOTC_REGISTER_OP("tfl.SUB", arithmetic_op(Arithmetic::kSub));
 AOTC_REGISTER_OP("tfl.MUL", arithmetic_op(Arithmetic::kMul));
 
 }  // namespace
-
-tflite::Int8AddMultipliers tflite::int8_add_multipliers(const Graph& g, const Node& add) {
-  return add_sub_multipliers(g, add, Arithmetic::kAdd);
-}
-
 }  // namespace aotc

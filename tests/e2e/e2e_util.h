@@ -142,15 +142,19 @@ class TempDirTest : public Base {
   std::string prefix_;
 };
 
-// `aotc run` of `model` on each of its four reference inputs (input_<k>.bin in
-// `reference_dir`, which ends in '/') must write output_<k>.bin: the same bytes, or for a
-// float output the same values within a relative error of 1e-5. Outputs go to `scratch_dir`.
+// `aotc run` of `model` (with further `options`) on each of its four reference inputs
+// (input_<k>.bin in `reference_dir`, which ends in '/') must write output_<k>.bin: the
+// same bytes, or for a float output the same values within a relative error of 1e-5.
+// Outputs go to `scratch_dir`.
 inline void expect_reference_outputs(const std::string& model, const std::string& reference_dir, bool float_output,
-                                     const std::string& scratch_dir) {
+                                     const std::string& scratch_dir, const std::vector<std::string>& options = {}) {
   for (int k = 0; k < 4; ++k) {
     std::string out = scratch_dir + "/output_" + std::to_string(k) + ".bin";
     std::string want = reference_dir + "output_" + std::to_string(k) + ".bin";
-    Result r = run({"run", model, "--inputs", reference_dir + "input_" + std::to_string(k) + ".bin", "--outputs", out});
+    std::vector<std::string> args = {"run", model, "--inputs", reference_dir + "input_" + std::to_string(k) + ".bin",
+                                     "--outputs", out};
+    args.insert(args.end(), options.begin(), options.end());
+    Result r = run(args);
     ASSERT_EQ(r.status, 0) << r.output;
     if (float_output) {
       expect_close(read_floats(out), read_floats(want), 1e-5, 0.0);

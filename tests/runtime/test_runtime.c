@@ -5,40 +5,16 @@
  * with the default alignment and with the -DAOTC_WORKSPACE_ALIGNMENT=N builds of
  * tests/runtime/CMakeLists.txt (which also pass AOTC_TEST_ALIGNMENT=N, the value expected).
  *
- * Plain C99 with no test framework, so that it builds with any C compiler the runtime
- * must support. Prints "N passed, N failed" and exits non-zero if anything failed. */
+ * Prints "N passed, N failed" and exits non-zero if anything failed (check.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "aotc_dlpack.h"
 #include "aotc_runtime.h"
+#include "check.h"
 
-static int passed = 0;
-static int failed = 0;
-
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (cond) {                                                       \
-      ++passed;                                                       \
-    } else {                                                          \
-      ++failed;                                                       \
-      printf("%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                 \
-  } while (0)
-
-#define CHECK_EQ_INT(expected, actual)                                                \
-  do {                                                                                \
-    long long e_ = (long long)(expected);                                             \
-    long long a_ = (long long)(actual);                                               \
-    if (e_ == a_) {                                                                   \
-      ++passed;                                                                       \
-    } else {                                                                          \
-      ++failed;                                                                       \
-      printf("%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", __FILE__, __LINE__,   \
-             #expected, #actual, e_, a_);                                             \
-    }                                                                                 \
-  } while (0)
+CHECK_DEFINE_COUNTERS;
 
 /* Every region below starts at most this many bytes past a boundary of this many bytes, a
  * multiple of every alignment tested. */
@@ -512,6 +488,5 @@ int main(void) {
   test_region_size_is_exact();
   test_tvm_entry_points();
   test_dltensor();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return check_report();
 }

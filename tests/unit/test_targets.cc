@@ -78,10 +78,16 @@ const std::vector<ExpectedTarget>& expected_builtins() {
       {"cortex-m55", "thumbv8.1m.main-none-eabi",
        {"-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb"}, 0, 32, {"fpu", "fp64", "dsp", "mve", "mve.fp"},
        "sram", 256 << 10},
+      {"cortex-m55-ethos-u55", "thumbv8.1m.main-none-eabi",
+       {"-mcpu=cortex-m55", "-mfloat-abi=hard", "-mthumb"}, 0, 32, {"fpu", "fp64", "dsp", "mve", "mve.fp"},
+       "sram", 256 << 10},
       {"cortex-m7", "thumbv7em-none-eabi",
        {"-mcpu=cortex-m7", "-mfloat-abi=hard", "-mfpu=fpv5-d16", "-mthumb"}, 0, 32, {"fpu", "fp64", "dsp"}, "sram",
        512 << 10},
       {"host", "", {}, 1024, 64, {"fpu", "fp64"}, "workspace", 0},
+      {"npu-ref", "thumbv7em-none-eabi",
+       {"-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-mthumb"}, 0, 32, {"fpu", "dsp"},
+       "sram", 128 << 10},
       {"riscv32", "riscv32-unknown-elf", {"-march=rv32imac", "-mabi=ilp32"}, 0, 32, {}, "sram",
        64 << 10},
   };
@@ -450,6 +456,43 @@ TEST(TargetErrors, SyntaxError) {
 
   message = load_error(valid_file_with("word_size 32\n"), &path);
   EXPECT_EQ(message.rfind(path + ":2:", 0), 0u) << message;
+}
+
+// The [npu] table: which NPU a target has (NpuFacts). The CPU targets have none; npu-ref
+// is the reference NPU beside a Cortex-M4F, cortex-m55-ethos-u55 Arm's NPU.
+TEST(Targets, NpuTables) {
+  EXPECT_FALSE(load_builtin_target("cortex-m4").npu.has_value());
+  Target ref = load_builtin_target("npu-ref");
+  ASSERT_TRUE(ref.npu.has_value());
+  EXPECT_EQ(ref.npu->backend, "npu-ref");
+  EXPECT_EQ(ref.npu->operators, (std::vector<std::string>{"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D",
+                                                          "MAX_POOL_2D", "ADD", "MUL", "RESHAPE"}));
+  EXPECT_EQ(ref.npu->max_kernel, 64);
+  EXPECT_EQ(ref.npu->alignment, 16);
+  EXPECT_EQ(ref.npu->pools, std::vector<std::string>{"sram"});
+  EXPECT_EQ(ref.npu->section, ".rodata.npu");
+  EXPECT_EQ(ref.npu->macs_per_cycle, 64.0);
+  Target ethos = load_builtin_target("cortex-m55-ethos-u55");
+  ASSERT_TRUE(ethos.npu.has_value());
+  EXPECT_EQ(ethos.npu->backend, "ethos-u");
+  EXPECT_TRUE(ethos.npu->operators.empty());  // Vela decides what the NPU runs
+  // A file of one's own: defaults for what it leaves out; a float rate.
+  Target own = load_target_file(write_temp_target(valid_file_with("[npu]\nbackend = \"npu-ref\"\nbytes_per_cycle = 2.5\n")));
+  ASSERT_TRUE(own.npu.has_value());
+  EXPECT_EQ(own.npu->bytes_per_cycle, 2.5);
+  EXPECT_EQ(own.npu->max_stride, 255);
+  EXPECT_TRUE(own.npu->pools.empty());
+}
+
+TEST(TargetErrors, NpuTable) {
+  expect_error_at(valid_file_with("[npu]\noperators = [\"ADD\"]\n"), 2, "npu.backend", "missing required key");
+  expect_error_at(valid_file_with("[npu]\nbackend = \"npu-ref\"\nbakend = \"x\"\n"), 4, "npu.bakend", "did you mean");
+  expect_error_at(valid_file_with("[npu]\nbackend = \"npu-ref\"\nmax_kernel = 0\n"), 4, "npu.max_kernel", "positive");
+  expect_error_at(valid_file_with("[npu]\nbackend = \"npu-ref\"\nmacs_per_cycle = -1.0\n"), 4, "npu.macs_per_cycle", "positive");
+  expect_error_at(valid_file_with("[npu]\nbackend = \"npu-ref\"\npools = [\"dtcm\"]\n"), 4, "npu.pools", "'dtcm'");
+  expect_error_at(valid_file_with("[npu]\nbackend = \"npu-ref\"\nalignment = 32\n"), 4, "npu.alignment",
+                  "larger than the workspace alignment");
+  expect_error_at(valid_file_with("npu = 3\n"), 2, "npu", "expected a table");
 }
 
 TEST(TargetErrors, MissingFile) {

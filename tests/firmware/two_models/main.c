@@ -1,5 +1,7 @@
 /* main.c: runs two int8 aotc-generated models, kws and ad, in one Cortex-M4 image and
- * checks each output against TensorFlow Lite Micro's reference bytes; and a float one,
+ * checks each output against TensorFlow Lite Micro's reference bytes (both compiled for
+ * aotc's reference NPU, whose one driver they share: their buffers are 16-byte aligned for
+ * it); and a float one,
  * img (a softmax at its end), against TFLM's float outputs within 1e-5 + 1e-3 |want|
  * (newlib's expf need not round like glibc's). Prints over semihosting (the int8 outputs
  * in hex too) and returns 0 only if all three match (startup_mps2.c passes the status to
@@ -12,6 +14,9 @@
 #include "ad.h"
 #include "img.h"
 #include "kws.h"
+
+/* The NPU reads and writes these buffers by DMA (see aotc_npu.h). */
+#define NPU_ALIGNED __attribute__((aligned(16)))
 
 extern const unsigned char kws_input[KWS_INPUT_INPUT_1_SIZE];
 extern const unsigned char kws_expected[KWS_OUTPUT_IDENTITY_SIZE];
@@ -53,10 +58,10 @@ static int check_img(int32_t status, const float* output) {
 }
 
 int main(void) {
-  static int8_t kws_in[KWS_INPUT_INPUT_1_SIZE];
-  static int8_t kws_out[KWS_OUTPUT_IDENTITY_SIZE];
-  static int8_t ad_in[AD_INPUT_INPUT_1_SIZE];
-  static int8_t ad_out[AD_OUTPUT_IDENTITY_SIZE];
+  static int8_t kws_in[KWS_INPUT_INPUT_1_SIZE] NPU_ALIGNED;
+  static int8_t kws_out[KWS_OUTPUT_IDENTITY_SIZE] NPU_ALIGNED;
+  static int8_t ad_in[AD_INPUT_INPUT_1_SIZE] NPU_ALIGNED;
+  static int8_t ad_out[AD_OUTPUT_IDENTITY_SIZE] NPU_ALIGNED;
   struct kws_inputs kin;
   struct kws_outputs kout;
   struct ad_inputs ain;
