@@ -2,7 +2,7 @@
 # refuses to configure when one is missing, naming the package, instead of skipping the tests
 # that need it (a skipped test would look like a pass). scripts/setup.sh installs them all.
 set(_aotc_test_tools
-  "clang|clang" "clang++|clang" "gcc|build-essential" "llvm-nm|llvm (a dependency of clang)"
+  "clang|clang" "clang++|clang" "gcc|build-essential" "llvm-nm|llvm"
   "arm-none-eabi-gcc|gcc-arm-none-eabi" "arm-none-eabi-objdump|binutils-arm-none-eabi"
   "qemu-system-arm|qemu-system-arm" "flatc|flatbuffers-compiler")
 set(_aotc_missing "")

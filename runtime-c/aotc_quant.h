@@ -81,6 +81,28 @@ AOTC_FIXEDPOINT int32_t aotc_requantize_right(int32_t x, int32_t multiplier, int
   return (high + (1 << (right_shift - 2))) >> (right_shift - 1);
 }
 
+/* aotc_requantize_right plus the output zero point, saturated to int8: what an int8
+ * kernel stores, in five instructions and a saturation on Armv7E-M. The compiler passes
+ * offset = 2^(e-2) + zero_point * 2^(e-1) and shift = e - 1 for the right shift e (the
+ * zero point, a multiple of 2^(e-1), passes through the floor of the last shift
+ * unchanged), and checks that |offset| < 2^30, so that adding it to the high word (whose
+ * magnitude is at most 2^30) cannot overflow. The sign-dependent nudge (+2^30 or -2^30)
+ * and the offset are the initial 64-bit value of the one multiply-accumulate (SMLAL): its
+ * low word is 2^30 with bit 31 of x, its high word the offset minus one for a negative x.
+ * The same result as aotc_requantize_right(x, multiplier, e) + zero_point, clamped to
+ * [-128, 127], for every x. */
+AOTC_FIXEDPOINT int32_t aotc_requantize_s8(int32_t x, int32_t multiplier, int32_t offset, int32_t shift) {
+  const uint32_t low = ((uint32_t)x & 0x80000000u) | 0x40000000u;
+  const uint32_t high = (uint32_t)offset - (uint32_t)(x < 0);
+  const uint64_t sum = (((uint64_t)high << 32) | low) + (uint64_t)((int64_t)x * (int64_t)multiplier);
+  const int32_t value = (int32_t)(uint32_t)(sum >> 32) >> shift;
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_arm_ssat(value, 8);
+#else
+  return value < -128 ? -128 : value > 127 ? 127 : value;
+#endif
+}
+
 /* The same for an int64 x (|x| < 2^47), as TFLite's 16x8 kernels (int16 activations,
  * int64 sums) apply it: the multiplier rounded to 16 bits, then one rounding shift of the
  * 64-bit product. */

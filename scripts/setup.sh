@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake ninja-build clang lld libclang-rt-14-dev
+  build-essential cmake ninja-build clang lld llvm libclang-rt-14-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libdlpack-dev libtomlplusplus-dev nlohmann-json3-dev

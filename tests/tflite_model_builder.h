@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -75,6 +76,13 @@ class TfliteModelBuilder {
   void op(tfl::BuiltinOperator code, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
           tfl::BuiltinOptions options_type = tfl::BuiltinOptions_NONE, OptionsFn options = nullptr) {
     ops_.push_back({code, std::move(inputs), std::move(outputs), options_type, std::move(options)});
+  }
+
+  // The model as a .tflite file at `path`.
+  void write(const std::string& path) const {
+    std::vector<uint8_t> bytes = build();
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
 
   std::vector<uint8_t> build() const {

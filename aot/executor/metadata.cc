@@ -99,6 +99,9 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
                          {"device", k.on_device ? m.target.npu->backend : "cpu"}};
     if (k.memory.workspace_bytes > 0) kj["scratch_pool"] = m.pools[static_cast<size_t>(k.scratch_pool)].name;
     if (k.func.attrs.count("fused")) kj["fused"] = k.func.attrs.at("fused");
+    // Multiply-accumulates and shape of the kernels that say (convolutions, fully connected).
+    if (k.func.attrs.count("macs")) kj["macs"] = std::stoll(k.func.attrs.at("macs"));
+    if (k.func.attrs.count("geometry")) kj["geometry"] = k.func.attrs.at("geometry");
     j["kernels"].push_back(kj);
   }
 

@@ -1,17 +1,16 @@
 # bench_firmware.cmake: flash, RAM, stack and executed instructions of the int8 MLPerf Tiny
-# models compiled by aotc for the Cortex-M4F (QEMU mps2-an386) or the Cortex-M55 with
-# Helium (QEMU mps3-an547), with arm-none-eabi-gcc and with clang, next to TensorFlow Lite
-# Micro's figures (../shared/README.md).
+# models compiled by aotc for the Cortex-M4F, the Cortex-M7 or the Cortex-M55 with Helium,
+# with arm-none-eabi-gcc and with clang, on QEMU's mps2-an386, mps2-an500 and mps3-an547,
+# next to TensorFlow Lite Micro's figures (../shared/README.md: CMSIS-NN on the Cortex-M4F,
+# CMSIS-NN's MVE kernels on the Cortex-M55), and the slowest layers of each model.
 #
-#   cmake -DAOTC_BUILD_DIR=build [-DAOTC_TARGET=cortex-m55] [-DREADME=bench/firmware/README.md]
-#         -P bench/firmware/bench_firmware.cmake
-#   (or `ninja bench_firmware` / `ninja bench_firmware_cortex_m55` in a build that includes
-#   bench/firmware)
+#   cmake -DAOTC_BUILD_DIR=build [-DREADME=bench/firmware/README.md] -P bench/firmware/bench_firmware.cmake
+#   (or `ninja bench_firmware` in a build that includes bench/firmware)
 #
-# For each model and compiler the example firmware (examples/firmware) is built with the
-# model's reference case 0 compiled in and run once under `qemu-system-arm -icount shift=0`,
-# where SysTick counts one tick per 40 executed instructions on mps2-an386 (25 MHz) and per
-# 31.25 on mps3-an547 (32 MHz; main.c converts). Reported:
+# For each target, model and compiler the example firmware (examples/firmware) is built with
+# the model's reference case 0 compiled in and run once under `qemu-system-arm -icount
+# shift=0`, where SysTick counts one tick per 40 executed instructions on the MPS2 boards
+# (25 MHz) and per 31.25 on mps3-an547 (32 MHz; main.c converts). Reported:
 #   code, const   bytes of .text and .rodata the linker kept from the model's library and
 #                 the aotc runtime (firmware.map); const = weights and the kernels' tables
 #   RAM           .data + .bss of the same (the statically planned activations and kernel
@@ -23,55 +22,43 @@
 #                 (memcpy, ...) are read from their prologue (the total is then marked ~)
 #   stack run     measured: the stack below main is painted, <name>_run runs, and the deepest
 #                 overwritten word is found (main.c)
-#   instructions  executed by one <name>_run (to one SysTick tick), and per MAC
-# With README the table between the target's markers in that file is replaced
-# (bench_firmware:begin/end for cortex-m4, bench_firmware:<target>:begin/end otherwise).
+#   instructions  executed by one <name>_run (to 40 instructions), and per MAC
+# On the first target each firmware is built a second time with every kernel instrumented
+# (AOTC_FW_PROFILE_LAYERS), which gives the instructions of each layer (layer_table.cmake).
+# The comparison with TFLM is for the first target: CMSIS-NN's kernels for a Cortex-M4F
+# first, its MVE kernels for a Cortex-M55 first. With README the tables between the
+# bench_firmware markers in that file are replaced (bench_firmware:<target>:begin/end when
+# the first target is not cortex-m4).
 #
-# Options: -DAOTC_TARGET=cortex-m4|cortex-m55 -DMODELS="kws_ref_model;..." -DCOMPILERS="gcc;clang"
-#          -DWORK_DIR=<dir> (default <build>/bench-firmware) -DGENERATOR=Ninja -DJOBS=2
+# Options: -DMODELS="kws_ref_model;..." -DCOMPILERS="gcc;clang" -DTARGETS="cortex-m4;cortex-m7"
+#          (or -DTARGETS=cortex-m55) -DLAYERS=ON -DTOP_LAYERS=5 -DWORK_DIR=<dir> (default <build>/bench-firmware)
+#          -DGENERATOR=Ninja -DJOBS=2
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/script_helpers.cmake")
 
 get_filename_component(source_dir "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
-if(NOT DEFINED AOTC_BUILD_DIR)
-  set(AOTC_BUILD_DIR "${source_dir}/build")
-endif()
+# An option's value unless given with -D.
+macro(option_default name)
+  if(NOT DEFINED ${name})
+    set(${name} ${ARGN})
+  endif()
+endmacro()
+option_default(AOTC_BUILD_DIR "${source_dir}/build")
 get_filename_component(AOTC_BUILD_DIR "${AOTC_BUILD_DIR}" ABSOLUTE)
 get_filename_component(models_dir "${source_dir}/../shared/models/mlperf-tiny" ABSOLUTE)
-if(NOT DEFINED MODELS)
-  set(MODELS kws_ref_model vww_96_int8 pretrainedResnet_quant ad01_int8)
-endif()
-if(NOT DEFINED COMPILERS)
-  set(COMPILERS gcc clang)
-endif()
-if(NOT DEFINED AOTC_TARGET)
-  set(AOTC_TARGET cortex-m4)
-endif()
-# target -> QEMU machine and what the table says about it
-set(machine_cortex-m4 mps2-an386)
-set(machine_cortex-m55 mps3-an547)
-set(board_cortex-m4 "Cortex-M4F (QEMU mps2-an386, -icount shift=0)")
-set(board_cortex-m55 "Cortex-M55 with Helium (QEMU mps3-an547, -icount shift=0, 31.25 instructions per SysTick tick)")
-if(NOT DEFINED machine_${AOTC_TARGET})
-  message(FATAL_ERROR "AOTC_TARGET ${AOTC_TARGET}: no QEMU board known (cortex-m4, cortex-m55)")
-endif()
-set(machine ${machine_${AOTC_TARGET}})
-if(NOT DEFINED WORK_DIR)
-  set(WORK_DIR "${AOTC_BUILD_DIR}/bench-firmware")
-  if(NOT AOTC_TARGET STREQUAL "cortex-m4")
-    string(APPEND WORK_DIR "-${AOTC_TARGET}")
-  endif()
-endif()
-if(NOT DEFINED GENERATOR)
-  set(GENERATOR Ninja)
-endif()
-if(NOT DEFINED JOBS)
-  set(JOBS 2)
-endif()
+option_default(MODELS kws_ref_model vww_96_int8 pretrainedResnet_quant ad01_int8)
+option_default(COMPILERS gcc clang)
+option_default(TARGETS cortex-m4 cortex-m7)
+option_default(LAYERS ON)
+option_default(TOP_LAYERS 5)
+option_default(WORK_DIR "${AOTC_BUILD_DIR}/bench-firmware")
+option_default(GENERATOR Ninja)
+option_default(JOBS 2)
 if(NOT EXISTS "${AOTC_BUILD_DIR}/aotc-config/aotcConfig.cmake")
   message(FATAL_ERROR "no aotc build in ${AOTC_BUILD_DIR} (set AOTC_BUILD_DIR)")
 endif()
 find_program(OBJDUMP arm-none-eabi-objdump REQUIRED)
+include("${CMAKE_CURRENT_LIST_DIR}/layer_table.cmake")
 
 # From ../shared/README.md: MACs per inference, and TensorFlow Lite Micro on the same
 # QEMU board (arm-none-eabi-gcc 12.2 -O2): executed instructions with the reference kernels
@@ -343,95 +330,131 @@ function(static_stack elf build_dir root)
 endfunction()
 
 # ---- Build, run, measure ----------------------------------------------------------------
-set(rows "")
-set(summary_rows "")
-foreach(model IN LISTS MODELS)
-  set(instr_list "")
-  foreach(compiler IN LISTS COMPILERS)
-    set(dir "${WORK_DIR}/${model}-${compiler}")
-    run_step("${CMAKE_COMMAND}" -S "${source_dir}/examples/firmware" -B "${dir}" -G "${GENERATOR}"
-        "-DCMAKE_TOOLCHAIN_FILE=${source_dir}/cmake/toolchains/${AOTC_TARGET}-${compiler}.cmake"
-        "-Daotc_DIR=${AOTC_BUILD_DIR}/aotc-config" "-DAOTC_FW_MODEL=${models_dir}/${model}.tflite"
-        -DAOTC_FW_TARGET=${AOTC_TARGET} "-DAOTC_FW_REFERENCE_DIR=${models_dir}/reference/${model}"
-        -DAOTC_FW_CASES=1 -DAOTC_FW_QEMU_MACHINE=${machine} QUIET)
-    run_step("${CMAKE_COMMAND}" --build "${dir}" --parallel ${JOBS} QUIET)
-    run_step("${CMAKE_COMMAND}" "-DELF=${dir}/firmware.elf" -DMACHINE=${machine} -DICOUNT=ON
-        "-DREFERENCE_DIR=${models_dir}/reference/${model}" "-DLOG=${dir}/qemu-icount.log"
-        -P "${source_dir}/examples/firmware/cmake/run_qemu.cmake" QUIET)
-    file(READ "${dir}/qemu-icount.log" log)
-    if(NOT log MATCHES "case 0: status 0, instructions ([0-9]+), stack ([0-9]+) bytes")
-      message(FATAL_ERROR "no measurement in ${dir}/qemu-icount.log")
-    endif()
-    set(instructions ${CMAKE_MATCH_1})
-    set(stack_run ${CMAKE_MATCH_2})
-
-    map_sizes("${dir}/firmware.map")
-    file(READ "${dir}/model/metadata.json" metadata)
-    string(JSON name GET "${metadata}" name)
-    set(io 0)
-    foreach(kind IN ITEMS inputs outputs)
-      string(JSON count LENGTH "${metadata}" ${kind})
-      math(EXPR last "${count} - 1")
-      foreach(i RANGE ${last})
-        string(JSON bytes GET "${metadata}" ${kind} ${i} bytes)
-        math(EXPR io "${io} + ${bytes}")
-      endforeach()
-    endforeach()
-    static_stack("${dir}/firmware.elf" "${dir}" "${name}_run")
-
-    math(EXPR flash "${code} + ${const} + ${data}")
-    math(EXPR ram "${data} + ${bss}")
-    math(EXPR ram_io "${ram} + ${io}")
-    millions(${macs_${model}} macs)
-    ratio(${instructions} ${macs} 2 per_mac)
-    ratio(${instructions} 1000000 2 instr_m)
-    foreach(v code const flash ram ram_io instructions)
-      thousands(${${v}} ${v}_text)
-    endforeach()
-    string(APPEND rows "| ${model} | ${compiler} | ${code_text} | ${const_text} | ${flash_text} | ${ram_text} | ${ram_io_text} | ${stack_static} | ${stack_run} | ${instructions_text} | ${per_mac} |\n")
-    list(APPEND instr_list "${instr_m} M (${per_mac})")
-    set(flash_${model}_${compiler} ${flash})
-    set(ram_io_${model}_${compiler} ${ram_io})
-    set(instructions_${model}_${compiler} ${instructions})
-  endforeach()
-  list(JOIN instr_list " / " instr_list_text)
-
-  if(AOTC_TARGET STREQUAL "cortex-m55")
-    # Against TFLM with CMSIS-NN's Helium kernels on the same board, and the goal of
-    # issue #15: at most 0.75x its instructions.
-    millions(${tflm_mve_${model}} mve)
-    ratio(${mve} ${macs} 2 mve_per_mac)
-    math(EXPR goal "${mve} * 3 / 4")
-    ratio(${goal} 1000000 3 goal_m)
-    set(cells "")
-    foreach(compiler IN LISTS COMPILERS)
-      ratio(${instructions_${model}_${compiler}} ${mve} 2 against)
-      string(APPEND cells " ${against}x |")
-    endforeach()
-    string(APPEND summary_rows "| ${model} | ${macs_${model}} M | ${instr_list_text} | ${tflm_mve_${model}} M (${mve_per_mac}) |${cells} ${goal_m} M |\n")
-    continue()
+# build_and_run(<dir> <target> <compiler> <model> [<cmake option>...]): configures and builds
+# examples/firmware in <dir> for the model with its reference case 0, runs it under
+# -icount shift=0 and leaves QEMU's output in <dir>/qemu-icount.log; sets `instructions`
+# and `stack_run`.
+function(build_and_run dir target compiler model)
+  run_step("${CMAKE_COMMAND}" -S "${source_dir}/examples/firmware" -B "${dir}" -G "${GENERATOR}"
+      "-DCMAKE_TOOLCHAIN_FILE=${source_dir}/cmake/toolchains/${target}-${compiler}.cmake"
+      "-Daotc_DIR=${AOTC_BUILD_DIR}/aotc-config" "-DAOTC_FW_MODEL=${models_dir}/${model}.tflite"
+      -DAOTC_FW_TARGET=${target} "-DAOTC_FW_REFERENCE_DIR=${models_dir}/reference/${model}"
+      -DAOTC_FW_CASES=1 ${ARGN} QUIET)
+  run_step("${CMAKE_COMMAND}" --build "${dir}" --parallel ${JOBS} QUIET)
+  run_step("${CMAKE_COMMAND}" "-DELF=${dir}/firmware.elf" -DMACHINE=${machine_${target}} -DICOUNT=ON
+      "-DREFERENCE_DIR=${models_dir}/reference/${model}" "-DLOG=${dir}/qemu-icount.log"
+      -P "${source_dir}/examples/firmware/cmake/run_qemu.cmake" QUIET)
+  file(READ "${dir}/qemu-icount.log" log)
+  if(NOT log MATCHES "case 0: status 0, instructions ([0-9]+), stack ([0-9]+) bytes")
+    message(FATAL_ERROR "no measurement in ${dir}/qemu-icount.log")
   endif()
+  set(instructions ${CMAKE_MATCH_1} PARENT_SCOPE)
+  set(stack_run ${CMAKE_MATCH_2} PARENT_SCOPE)
+endfunction()
 
-  # TFLM next to aotc (first compiler's flash and RAM; instructions for each compiler).
-  list(GET COMPILERS 0 first)
-  millions(${tflm_cmsis_${model}} cmsis)
-  ratio(${cmsis} ${macs} 2 cmsis_per_mac)
-  math(EXPR tflm_flash "${tflm_interpreter_flash} + ${tflm_flatbuffer_${model}}")
-  foreach(v tflm_flash)
-    thousands(${${v}} ${v}_text)
+set(machine_cortex-m4 mps2-an386)
+set(machine_cortex-m7 mps2-an500)
+set(machine_cortex-m55 mps3-an547)
+set(title_cortex-m4 "Cortex-M4F (QEMU mps2-an386, -icount shift=0)")
+set(title_cortex-m7 "Cortex-M7 (QEMU mps2-an500, -icount shift=0)")
+set(title_cortex-m55 "Cortex-M55 with Helium (QEMU mps3-an547, -icount shift=0, 31.25 instructions per SysTick tick)")
+foreach(target IN LISTS TARGETS)
+  if(NOT DEFINED machine_${target})
+    message(FATAL_ERROR "target ${target}: no QEMU board known (cortex-m4, cortex-m7, cortex-m55)")
+  endif()
+endforeach()
+list(GET TARGETS 0 main_target)
+list(GET COMPILERS 0 first)
+set(tables "")
+set(summary_rows "")
+foreach(target IN LISTS TARGETS)
+  set(rows "")
+  foreach(model IN LISTS MODELS)
+    set(instr_list "")
+    foreach(compiler IN LISTS COMPILERS)
+      set(dir "${WORK_DIR}/${model}-${target}-${compiler}")
+      build_and_run("${dir}" ${target} ${compiler} ${model})
+      map_sizes("${dir}/firmware.map")
+      file(READ "${dir}/model/metadata.json" metadata)
+      string(JSON name GET "${metadata}" name)
+      set(io 0)
+      foreach(kind IN ITEMS inputs outputs)
+        string(JSON count LENGTH "${metadata}" ${kind})
+        math(EXPR last "${count} - 1")
+        foreach(i RANGE ${last})
+          string(JSON bytes GET "${metadata}" ${kind} ${i} bytes)
+          math(EXPR io "${io} + ${bytes}")
+        endforeach()
+      endforeach()
+      static_stack("${dir}/firmware.elf" "${dir}" "${name}_run")
+
+      math(EXPR flash "${code} + ${const} + ${data}")
+      math(EXPR ram "${data} + ${bss}")
+      math(EXPR ram_io "${ram} + ${io}")
+      millions(${macs_${model}} macs)
+      ratio(${instructions} ${macs} 2 per_mac)
+      ratio(${instructions} 1000000 2 instr_m)
+      foreach(v code const flash ram ram_io instructions)
+        thousands(${${v}} ${v}_text)
+      endforeach()
+      string(APPEND rows "| ${model} | ${compiler} | ${code_text} | ${const_text} | ${flash_text} | ${ram_text} | ${ram_io_text} | ${stack_static} | ${stack_run} | ${instructions_text} | ${per_mac} |\n")
+      list(APPEND instr_list "${instr_m} M (${per_mac})")
+      set(flash_${model}_${compiler} ${flash})
+      set(ram_io_${model}_${compiler} ${ram_io})
+      set(total_${model}_${compiler} ${instructions})
+
+      # The slowest layers: the same firmware with every kernel instrumented (layer_table.cmake).
+      if(LAYERS AND target STREQUAL main_target)
+        set(layer_dir "${dir}-layers")
+        build_and_run("${layer_dir}" ${target} ${compiler} ${model} -DAOTC_FW_PROFILE_LAYERS=ON)
+        read_layer_counts("${layer_dir}" ${model} ${compiler})
+      endif()
+    endforeach()
+
+    if(NOT target STREQUAL main_target)
+      continue()
+    endif()
+    if(target STREQUAL "cortex-m55")
+      # Against TFLM with CMSIS-NN's Helium kernels on the same board, and the goal of
+      # issue #15: at most 0.75x its instructions.
+      millions(${tflm_mve_${model}} mve)
+      ratio(${mve} ${macs} 2 mve_per_mac)
+      math(EXPR goal "${mve} * 3 / 4")
+      ratio(${goal} 1000000 3 goal_m)
+      list(JOIN instr_list " / " instr_text)
+      set(cells "")
+      foreach(compiler IN LISTS COMPILERS)
+        ratio(${total_${model}_${compiler}} ${mve} 2 against)
+        string(APPEND cells " ${against}x |")
+      endforeach()
+      string(APPEND summary_rows "| ${model} | ${macs_${model}} M | ${instr_text} | ${tflm_mve_${model}} M (${mve_per_mac}) |${cells} ${goal_m} M |\n")
+      continue()
+    endif()
+    # TFLM next to aotc (first compiler's flash and RAM; instructions for each compiler).
+    millions(${tflm_cmsis_${model}} cmsis)
+    ratio(${cmsis} ${macs} 2 cmsis_per_mac)
+    math(EXPR tflm_flash "${tflm_interpreter_flash} + ${tflm_flatbuffer_${model}}")
+    thousands(${tflm_flash} tflm_flash_text)
+    thousands(${flash_${model}_${first}} aotc_flash_text)
+    thousands(${ram_io_${model}_${first}} aotc_ram_text)
+    thousands(${tflm_arena_${model}} tflm_arena_text)
+    list(JOIN instr_list " / " instr_text)
+    set(ratios "")
+    foreach(compiler IN LISTS COMPILERS)
+      ratio(${total_${model}_${compiler}} ${cmsis} 2 r)
+      list(APPEND ratios "${r}x")
+    endforeach()
+    list(JOIN ratios " / " ratio_text)
+    string(APPEND summary_rows "| ${model} | ${macs_${model}} M | ${instr_text} | ${ratio_text} | ${tflm_ref_${model}} M | ${tflm_cmsis_${model}} M (${cmsis_per_mac}) | ${aotc_flash_text} | ~${tflm_flash_text} | ${aotc_ram_text} | ${tflm_arena_text} |\n")
   endforeach()
-  thousands(${flash_${model}_${first}} aotc_flash_text)
-  thousands(${ram_io_${model}_${first}} aotc_ram_text)
-  thousands(${tflm_arena_${model}} tflm_arena_text)
-  list(JOIN instr_list " / " instr_text)
-  string(APPEND summary_rows "| ${model} | ${macs_${model}} M | ${instr_text} | ${tflm_ref_${model}} M | ${tflm_cmsis_${model}} M (${cmsis_per_mac}) | ${aotc_flash_text} | ~${tflm_flash_text} | ${aotc_ram_text} | ${tflm_arena_text} |\n")
+  string(APPEND tables "${title_${target}}, -O2, reference case 0 of each model.\n\n")
+  string(APPEND tables "| model | compiler | code B | const B | flash B | RAM B | RAM + I/O B | stack static B | stack run B | instructions | instr/MAC |\n")
+  string(APPEND tables "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n${rows}\n")
 endforeach()
 
 list(JOIN COMPILERS " / " compilers_text)
-set(table "${board_${AOTC_TARGET}}, -O2, reference case 0 of each model.\n\n")
-string(APPEND table "| model | compiler | code B | const B | flash B | RAM B | RAM + I/O B | stack static B | stack run B | instructions | instr/MAC |\n")
-string(APPEND table "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n${rows}\n")
-if(AOTC_TARGET STREQUAL "cortex-m55")
+set(table "${tables}")
+if(main_target STREQUAL "cortex-m55")
   string(APPEND table "Against TensorFlow Lite Micro with CMSIS-NN's Helium (MVE) kernels on the same board (../shared/README.md), and the goal of issue #15 (0.75x those instructions):\n\n")
   string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers_text} | TFLM CMSIS-NN MVE (instr/MAC) |")
   set(rule "|---|--:|--:|--:|")
@@ -441,9 +464,13 @@ if(AOTC_TARGET STREQUAL "cortex-m55")
   endforeach()
   string(APPEND table " goal |\n${rule}--:|\n${summary_rows}")
 else()
-string(APPEND table "Against TensorFlow Lite Micro (figures from ../shared/README.md; TFLM flash = 75.2 KB interpreter with reference kernels + the model flatbuffer; TFLM RAM = minimum arena on a 32-bit target, which holds the input and output tensors too):\n\n")
-string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers_text} | TFLM reference kernels | TFLM CMSIS-NN (instr/MAC) | aotc flash B (${first}) | TFLM flash B | aotc RAM + I/O B (${first}) | TFLM arena B |\n")
-string(APPEND table "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n${summary_rows}")
+string(APPEND table "Against TensorFlow Lite Micro on the ${title_${main_target}} (figures from ../shared/README.md; TFLM flash = 75.2 KB interpreter with reference kernels + the model flatbuffer; TFLM RAM = minimum arena on a 32-bit target, which holds the input and output tensors too):\n\n")
+string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers_text} | aotc / TFLM CMSIS-NN, ${compilers_text} | TFLM reference kernels | TFLM CMSIS-NN (instr/MAC) | aotc flash B (${first}) | TFLM flash B | aotc RAM + I/O B (${first}) | TFLM arena B |\n")
+string(APPEND table "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n${summary_rows}")
+endif()
+if(LAYERS)
+  layer_table(layers_text)
+  string(APPEND table "\n${layers_text}")
 endif()
 
 message("\n${table}")
@@ -451,9 +478,9 @@ if(DEFINED README)
   file(READ "${README}" readme)
   set(begin "<!-- bench_firmware:begin -->")
   set(end "<!-- bench_firmware:end -->")
-  if(NOT AOTC_TARGET STREQUAL "cortex-m4")
-    set(begin "<!-- bench_firmware:${AOTC_TARGET}:begin -->")
-    set(end "<!-- bench_firmware:${AOTC_TARGET}:end -->")
+  if(NOT main_target STREQUAL "cortex-m4")
+    set(begin "<!-- bench_firmware:${main_target}:begin -->")
+    set(end "<!-- bench_firmware:${main_target}:end -->")
   endif()
   string(FIND "${readme}" "${begin}" b)
   string(FIND "${readme}" "${end}" e)

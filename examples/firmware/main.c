@@ -27,6 +27,9 @@
 #include <string.h>
 
 #include "fw_model.h"
+#if FW_PROFILE_LAYERS
+#include "layer_profile.h"
+#endif
 
 /* ---- SysTick ------------------------------------------------------------------------ */
 
@@ -133,6 +136,9 @@ static __attribute__((noinline)) void measure(struct fw_model* model, int with_i
   uint64_t stop;
   for (p = __stack_limit; p < sp; ++p) *p = STACK_PATTERN;
   systick_start(with_interrupt);
+#if FW_PROFILE_LAYERS
+  fw_profile_reset();
+#endif
   start = systick_ticks();
   m->status = FW_MODEL_RUN(model);
   stop = systick_ticks();
@@ -172,6 +178,9 @@ int main(void) {
     printf("case %" PRIu32 ": status %" PRId32 ", instructions ", k, m.status);
     print_u64(m.instructions);
     printf(", stack %" PRIu32 " bytes\n", m.stack_bytes);
+#if FW_PROFILE_LAYERS
+    fw_profile_print(INSTRUCTIONS_PER_TICK);
+#endif
     if (m.status != 0) ok = 0;
 
     for (j = 0; j < FW_OUTPUT_COUNT; ++j) {

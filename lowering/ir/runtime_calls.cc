@@ -35,6 +35,7 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
       {"aotc_mul_by_quantized_multiplier", {3, [](Args a) { return aotc_mul_by_quantized_multiplier(i32(a[0]), i32(a[1]), i32(a[2])); }}},
       {"aotc_requantize", {3, [](Args a) { return aotc_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
       {"aotc_requantize_right", {3, [](Args a) { return aotc_requantize_right(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_requantize_s8", {4, [](Args a) { return aotc_requantize_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3])); }}},
       {"aotc_mul_by_quantized_multiplier_i64",
        {3, [](Args a) { return aotc_mul_by_quantized_multiplier_i64(a[0], i32(a[1]), i32(a[2])); }}},
       {"aotc_rounding_divide_by_pot", {2, [](Args a) { return aotc_rounding_divide_by_pot(i32(a[0]), i32(a[1])); }}},
@@ -113,6 +114,32 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
           aotc_mve_gather_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]));
           return int64_t{0};
         }}},
+      {"aotc_dot_s8_1x4_aligned",
+       {4, [](Args a) {
+          aotc_dot_s8_1x4_aligned(pointer<const int8_t>(a[0]), pointer<const int32_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
+          return int64_t{0};
+        }}},
+      {"aotc_dot_s8_2x2_aligned",
+       {5, [](Args a) {
+          aotc_dot_s8_2x2_aligned(pointer<const int8_t>(a[0]), i32(a[1]), pointer<const int32_t>(a[2]), i32(a[3]),
+                                  pointer<int32_t>(a[4]));
+          return int64_t{0};
+        }}},
+      {"aotc_stage_s8x2",
+       {4, [](Args a) {
+          aotc_stage_s8x2(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
+          return int64_t{0};
+        }}},
+      {"aotc_dot_s16_2x2",
+       {4, [](Args a) {
+          aotc_dot_s16_2x2(pointer<const int32_t>(a[0]), pointer<const int32_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
+          return int64_t{0};
+        }}},
+      {"aotc_dw3_s8",
+       {6, [](Args a) {
+          aotc_dw3_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), pointer<int32_t>(a[5]));
+          return int64_t{0};
+        }}},
       // aotc_elementwise.h: unsigned values arrive and leave as their bits.
       {"aotc_shift_left_u32", {2, [](Args a) { return int64_t{aotc_shift_left_u32(u32(a[0]), u32(a[1]))}; }}},
       {"aotc_shift_right_u32", {2, [](Args a) { return int64_t{aotc_shift_right_u32(u32(a[0]), u32(a[1]))}; }}},
@@ -154,6 +181,9 @@ Expr requantize(Expr x, Expr multiplier, Expr shift) {
 Expr requantize_right(Expr x, Expr multiplier, Expr right_shift) {
   return runtime_call("aotc_requantize_right", {std::move(x), std::move(multiplier), std::move(right_shift)});
 }
+Expr requantize_s8(Expr x, Expr multiplier, Expr offset, Expr shift) {
+  return runtime_call("aotc_requantize_s8", {std::move(x), std::move(multiplier), std::move(offset), std::move(shift)});
+}
 Expr mul_by_quantized_multiplier_i64(Expr x, Expr multiplier, Expr shift) {
   return runtime_call("aotc_mul_by_quantized_multiplier_i64", {std::move(x), std::move(multiplier), std::move(shift)});
 }
@@ -193,6 +223,22 @@ Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc) {
 }
 Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc) {
   return runtime_call("aotc_dot_s8_2x2", {std::move(x0), std::move(x1), std::move(packed_weights), std::move(n), std::move(acc)});
+}
+Expr dot_s8_1x4_aligned(Expr x, Expr packed_weights, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_s8_1x4_aligned", {std::move(x), std::move(packed_weights), std::move(n), std::move(acc)});
+}
+Expr dot_s8_2x2_aligned(Expr x0, Expr x1_offset, Expr packed_weights, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_s8_2x2_aligned",
+                      {std::move(x0), std::move(x1_offset), std::move(packed_weights), std::move(n), std::move(acc)});
+}
+Expr stage_s8x2(Expr x0, Expr x1, Expr n, Expr staged) {
+  return runtime_call("aotc_stage_s8x2", {std::move(x0), std::move(x1), std::move(n), std::move(staged)});
+}
+Expr dot_s16_2x2(Expr staged, Expr packed_weights, Expr groups, Expr acc) {
+  return runtime_call("aotc_dot_s16_2x2", {std::move(staged), std::move(packed_weights), std::move(groups), std::move(acc)});
+}
+Expr dw3_s8(Expr row, Expr stride, Expr outputs, Expr w02, Expr w1, Expr acc) {
+  return runtime_call("aotc_dw3_s8", {std::move(row), std::move(stride), std::move(outputs), std::move(w02), std::move(w1), std::move(acc)});
 }
 
 Expr mve_conv_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_conv_s8", std::move(args)); }

@@ -27,6 +27,10 @@ Expr requantize(Expr x, Expr multiplier, Expr shift);
 // The same for a multiplier in (2^30, 2^31) and a shift of -2 or less, given as the right
 // shift (>= 2): one multiply-accumulate and one shift (aotc_requantize_right).
 Expr requantize_right(Expr x, Expr multiplier, Expr right_shift);
+// requantize_right plus the output zero point, saturated to int8 (aotc_requantize_s8):
+// offset = 2^(e-2) + zero_point * 2^(e-1) and shift = e - 1 for the right shift e, with
+// |offset| < 2^30.
+Expr requantize_s8(Expr x, Expr multiplier, Expr offset, Expr shift);
 // The same for an int64 x (TFLite's 16x8 kernels), the multiplier rounded to 16 bits.
 Expr mul_by_quantized_multiplier_i64(Expr x, Expr multiplier, Expr shift);
 Expr rounding_divide_by_pot(Expr x, Expr exponent);
@@ -67,8 +71,21 @@ Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, i
 // instruction.
 // aotc_dot_s8_2x2: the four sums acc[0..3] += x0, x1 (n values each) . two weight rows.
 Expr dot_s8_2x2(Expr x0, Expr x1, Expr packed_weights, Expr n, Expr acc);
+// aotc_dot_s8_2x2_aligned: the same for word-aligned rows of whole words (n a multiple of
+// 4), the second x1_offset bytes after the first.
+Expr dot_s8_2x2_aligned(Expr x0, Expr x1_offset, Expr packed_weights, Expr n, Expr acc);
+// aotc_stage_s8x2: two pixels of n int8 values into `staged`, widened in the order packed
+// weights unpack in; aotc_dot_s16_2x2: aotc_dot_s8_2x2's four sums over `groups` groups
+// of four of those staged values.
+Expr stage_s8x2(Expr x0, Expr x1, Expr n, Expr staged);
+Expr dot_s16_2x2(Expr staged, Expr packed_weights, Expr groups, Expr acc);
 // aotc_dot_s8_1x4: acc[0..3] += x (n values) . four weight rows.
 Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
+// aotc_dot_s8_1x4_aligned: the same for a word-aligned x and n a multiple of 4.
+Expr dot_s8_1x4_aligned(Expr x, Expr packed_weights, Expr n, Expr acc);
+// aotc_dw3_s8: acc[j] += one kernel row of three taps (w02: w0 and w2 as halfwords, w1)
+// over the word-aligned row at `row`, for `outputs` outputs `stride` apart (depthwise).
+Expr dw3_s8(Expr row, Expr stride, Expr outputs, Expr w02, Expr w1, Expr acc);
 
 // The Helium kernels of aotc_mve.h (statements' calls), arguments in the C functions'
 // order: aotc_mve_conv_s8 (one output pixel: x, row_stride, rows, row_length,

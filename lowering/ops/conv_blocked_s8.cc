@@ -1,8 +1,10 @@
 // The int8 convolution in 2x2 register blocks; see conv_blocked_s8.h.
 #include "lowering/ops/conv_blocked_s8.h"
 
+#include <optional>
+
 #include "lowering/ir/runtime_calls.h"
-#include "lowering/ops/channel_constants.h"
+#include "lowering/ops/channel_header.h"
 
 namespace aotc {
 namespace {
@@ -20,15 +22,14 @@ void append_packed_pair(std::vector<uint8_t>& out, const std::vector<int8_t>& ro
 
 int64_t packed_words(int64_t n) { return 2 * ((n + 3) / 4); }
 
-class BlockedConvBuilder {
+class BlockedConvBuilder : DspConvParts {
  public:
   BlockedConvBuilder(KernelBuilder& kb, const ConvGeometry& c, ConvArithmetic& a, const ConvOperands& ops,
                      const FoldedConvConstants& k)
-      : kb_(kb), c_(c), a_(a), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {
+      : DspConvParts(kb, c, a, ops, k) {
     channels_ = c_.in_channels;
     pixels_ = y_.output * x_.output;
     channel_pairs_ = (c_.out_channels + 1) / 2;
-    pixel_pairs_ = (pixels_ + 1) / 2;
     // Output columns whose window lies inside the input horizontally: summed by rows.
     x_inside_lo_ = (x_.pad_begin + x_.stride - 1) / x_.stride;
     x_inside_hi_ = x_.input - x_.kernel + x_.pad_begin >= 0 ? (x_.input - x_.kernel + x_.pad_begin) / x_.stride : -1;
@@ -36,32 +37,32 @@ class BlockedConvBuilder {
     any_row_runs_ = x_inside_lo_ <= x_inside_hi_;
     any_taps_ = x_inside_lo_ > 0 || x_inside_hi_ < x_.output - 1;
     staged_ = choose_staging(kb_.graph(), ops_.input_tensor, c_) == Staging::kPerPixel;
+    pointwise_ = std::all_of(c_.axes.begin(), c_.axes.end(),
+                             [](const WindowAxis& a) { return a.kernel == 1 && a.pad_begin == 0 && a.pad_end == 0; });
+    header_.emplace(header());
   }
 
   ir::Stmt build() {
     if (staged_) kb_.allow_in_place(ops_.input_tensor);
-    fold_bias();
-    return a_.wrap([&] {
-      return bias_table_.wrap([&] {
-        if (gathers_windows()) {
-          return with_packed(window_length(), [&](const ir::Buffer& windows) {
-            rows_ = windows;
-            return loops();
-          });
+    return header_->wrap(a_, [&] {
+      if (gathers_windows()) {
+        return with_packed(window_length(), true, [&](const ir::Buffer& windows) {
+          rows_ = windows;
+          return loops();
+        });
+      }
+      return with_packed(row_length(), true, [&](const ir::Buffer& rows) {
+        rows_ = rows;
+        // Taps of C values need their own packing unless C is a multiple of 4 (then a
+        // row's packing is its taps' packings one after the other).
+        bool own_tap_table = any_taps_ && channels_ % 4 != 0 && x_.kernel > 1;
+        if (!own_tap_table) {
+          taps_ = rows;
+          return with_zero_point_row();
         }
-        return with_packed(row_length(), [&](const ir::Buffer& rows) {
-          rows_ = rows;
-          // Taps of C values need their own packing unless C is a multiple of 4 (then a
-          // row's packing is its taps' packings one after the other).
-          bool own_tap_table = any_taps_ && channels_ % 4 != 0 && x_.kernel > 1;
-          if (!own_tap_table) {
-            taps_ = rows;
-            return with_zero_point_row();
-          }
-          return with_packed(channels_, [&](const ir::Buffer& taps) {
-            taps_ = taps;
-            return with_zero_point_row();
-          });
+        return with_packed(channels_, false, [&](const ir::Buffer& taps) {
+          taps_ = taps;
+          return with_zero_point_row();
         });
       });
     });
@@ -75,32 +76,39 @@ class BlockedConvBuilder {
   // runs of C or KW * C values are short and unaligned: the two windows of a block are
   // gathered (im2col, the zero point in the padding) into a small aligned buffer first and
   // summed as one run each, for every channel pair.
-  bool gathers_windows() const { return channels_ % 4 != 0 && !staged_ && window_length() <= kMaxGathered; }
+  bool gathers_windows() const { return channels_ % 4 != 0 && !pointwise_ && window_length() <= kMaxGathered; }
   static constexpr int64_t kMaxGathered = 64;  // bytes per window
+  // A 1x1 convolution's two pixels, widened, are staged in a C local up to this size (the
+  // layer then needs no workspace), else in the workspace.
+  static constexpr int64_t kMaxLocalStage = 128;  // bytes
 
   int8_t weight(int64_t oc, int64_t ky, int64_t kx, int64_t ic) const {
     return static_cast<int8_t>(k_.filter->element_as_int(((oc * y_.kernel + ky) * x_.kernel + kx) * channels_ + ic));
   }
 
-  // bias - zp * (sum of the channel's weights), wrapped to int32 like the kernel's sums.
-  void fold_bias() {
-    std::vector<double> folded;
-    for (int64_t oc = 0; oc < c_.out_channels; ++oc) {
-      int64_t sum = k_.bias ? k_.bias->element_as_int(oc) : 0;
-      for (int64_t ky = 0; ky < y_.kernel; ++ky)
-        for (int64_t kx = 0; kx < x_.kernel; ++kx)
-          for (int64_t ic = 0; ic < channels_; ++ic) sum -= int64_t{k_.input_zero_point} * weight(oc, ky, kx, ic);
-      folded.push_back(static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(sum))));
-    }
-    bias_ = bias_table_.add("bias", DataType::Int(32), folded);
+  // Per channel pair: bias - zp * (sum of the channel's weights), wrapped to int32 like the
+  // kernel's sums, and the requantization constants, in front of the pair's weights.
+  ChannelHeader header() const {
+    std::vector<int32_t> folded = folded_biases(k_.bias, c_.out_channels, k_.input_zero_point, [&](int64_t oc) {
+      int64_t sum = 0;
+      for (int64_t i = 0; i < window_length(); ++i) sum += weight(oc, i / row_length(), i / channels_ % x_.kernel, i % channels_);
+      return sum;
+    });
+    return ChannelHeader(a_, std::move(folded), 2);
   }
 
+  // Where channel pair `pair` starts in the main packed table, and its weights.
+  Expr pair_base(const Expr& pair) const { return pair * pair_words_; }
+  Expr pair_weights(const Expr& pair) const { return pair * pair_words_ + header_->words(); }
+
   // The weights packed for runs of `run` values (a kernel row, KW * C, or a tap, C): per
-  // channel pair, per run in (ky, kx) order. An odd last channel is paired with itself.
-  ir::Stmt with_packed(int64_t run, const std::function<ir::Stmt(const ir::Buffer&)>& body) {
+  // channel pair (behind its header in the main table), per run in (ky, kx) order. An odd
+  // last channel is paired with itself.
+  ir::Stmt with_packed(int64_t run, bool main, const std::function<ir::Stmt(const ir::Buffer&)>& body) {
     std::vector<uint8_t> bytes;
     int64_t runs_per_channel = y_.kernel * x_.kernel * channels_ / run;
     for (int64_t pair = 0; pair < channel_pairs_; ++pair) {
+      if (main) header_->append(bytes, pair);
       int64_t oc0 = 2 * pair, oc1 = std::min(2 * pair + 1, c_.out_channels - 1);
       for (int64_t r = 0; r < runs_per_channel; ++r) {
         std::vector<int8_t> row0, row1;
@@ -112,38 +120,65 @@ class BlockedConvBuilder {
         append_packed_pair(bytes, row0, row1);
       }
     }
+    if (main) pair_words_ = header_->words() + runs_per_channel * packed_words(run);
     int64_t words = static_cast<int64_t>(bytes.size()) / 4;
-    return ir::allocate_const(run == row_length() ? "packed_weights" : "packed_taps", DataType::Int(32), {words},
-                              std::move(bytes), body);
+    return ir::allocate_const(run == row_length() || run == window_length() ? "packed_weights" : "packed_taps",
+                              DataType::Int(32), {words}, std::move(bytes), body);
   }
 
   // What a tap in the padding reads: one kernel row of the input's zero point.
   ir::Stmt with_zero_point_row() {
     bool padded = y_.can_leave_input() || x_.can_leave_input();
     if (!padded) return loops();
-    std::vector<uint8_t> bytes(static_cast<size_t>(row_length()), static_cast<uint8_t>(static_cast<int8_t>(k_.input_zero_point)));
-    return ir::allocate_const("zero_point_row", DataType::Int(8), {row_length()}, std::move(bytes), [&](const ir::Buffer& b) {
+    // Long enough for both pixels of a block (the second read at the pixel offset).
+    int64_t length = row_length() + x_.stride * channels_;
+    std::vector<uint8_t> bytes(static_cast<size_t>(length), static_cast<uint8_t>(static_cast<int8_t>(k_.input_zero_point)));
+    return ir::allocate_const("zero_point_row", DataType::Int(8), {length}, std::move(bytes), [&](const ir::Buffer& b) {
       zero_row_ = b;
       return loops();
     });
   }
 
-  // A block per pair of pixels (an odd last pixel paired with itself) and pair of channels.
+  // A block per pair of pixels and pair of channels; a last odd pixel in a block of its own
+  // (single_: its second pixel is the first again, and not stored). A 1x1 convolution pairs
+  // the pixels in memory order; others pair neighbours within an output row, whose windows
+  // are then the same distance apart in the input (x stride * C).
   ir::Stmt loops() {
-    return ir::loop_nest({c_.batches, pixel_pairs_}, {"n", "pair"}, [&](const std::vector<Expr>& np) {
-      n_ = np[0];
-      Expr first = np[1] * 2;
-      Expr second = pixels_ % 2 == 0 ? first + 1 : ir::min(first + 1, ir::make_int(pixels_ - 1));
-      return let("p0", first, [&](const Expr& p0) {
-        return let("p1", second, [&](const Expr& p1) {
+    if (pointwise_) {
+      return ir::loop_nest({c_.batches}, {"n"}, [&](const std::vector<Expr>& n) {
+        n_ = n[0];
+        return pairs_and_tail(pixels_, [&](const Expr& p0, const Expr& p1) {
           pixel_[0] = {p0 / x_.output, p0 % x_.output};
           pixel_[1] = {p1 / x_.output, p1 % x_.output};
-          second_distinct_ = pixels_ % 2 == 0 ? Expr() : p1 != p0;
-          if (staged_) return staged_block();
-          return gathers_windows() ? gathered_block() : block();
+          return staged_block();
         });
       });
+    }
+    return ir::loop_nest({c_.batches, y_.output}, {"n", "oy"}, [&](const std::vector<Expr>& ny) {
+      n_ = ny[0];
+      return pairs_and_tail(x_.output, [&](const Expr& x0, const Expr& x1) {
+        pixel_[0] = {ny[1], x0};
+        pixel_[1] = {ny[1], x1};
+        return gathers_windows() ? gathered_block() : block();
+      });
     });
+  }
+
+  // block(i, i + 1) for i = 0, 2, ... below count, then block(last, last) if count is odd.
+  ir::Stmt pairs_and_tail(int64_t count, const std::function<ir::Stmt(const Expr&, const Expr&)>& block) {
+    std::vector<ir::Stmt> parts;
+    single_ = false;
+    if (count >= 2) {
+      parts.push_back(ir::loop_nest({count / 2}, {"pair"}, [&](const std::vector<Expr>& k) {
+        return let("p0", k[0] * 2, [&](const Expr& p0) { return block(p0, p0 + 1); });
+      }));
+    }
+    if (count % 2 != 0) {
+      single_ = true;
+      parts.push_back(block(ir::make_int(count - 1), ir::make_int(count - 1)));
+      single_ = false;
+    }
+    return ir::seq(parts);
   }
 
   ir::Stmt let(const std::string& name, const Expr& value, const std::function<ir::Stmt(const Expr&)>& body) {
@@ -151,17 +186,21 @@ class BlockedConvBuilder {
     return ir::let(v, value, body(ir::var_expr(v)));
   }
 
-  // 1x1 in place: the two input pixels are copied first, then the block reads the copies.
+  // 1x1: the two input pixels are copied first, widened to int16 in the order the packed
+  // weights unpack in (aotc_stage_s8x2), then the block reads the copies
+  // (aotc_dot_s16_2x2): no unpacking of inputs in the loop over channel pairs. The copy is
+  // also what lets the output take the input's memory.
   ir::Stmt staged_block() {
-    ir::Buffer stage = ir::make_buffer("pixels", ops_.input->dtype, {2, channels_});
-    ir::Stmt copy = ir::loop_nest({2, channels_}, {"i", "ic"}, [&](const std::vector<Expr>& ic) {
-      Expr from_second = ic[0] == 1;
-      Expr y = ir::select(from_second, pixel_[1].y, pixel_[0].y), x = ir::select(from_second, pixel_[1].x, pixel_[0].x);
-      return ir::store(stage, ic, ir::load(ops_.input, {n_, y, x, ic[1]}));
-    });
+    int64_t groups = (channels_ + 3) / 4;
+    bool local = 16 * groups <= kMaxLocalStage;
+    ir::Buffer stage = ir::make_buffer("pixels", DataType::Int(32), {4 * groups}, local ? "local" : "global");
+    Expr at = ir::address_of(stage, {0});
+    ir::Stmt copy = ir::evaluate(ir::stage_s8x2(ir::address_of(ops_.input, {n_, input_y(0, 0), input_x(0, 0), 0}),
+                                                ir::address_of(ops_.input, {n_, input_y(1, 0), input_x(1, 0), 0}),
+                                                ir::make_int(channels_), at));
     ir::Stmt compute = channel_pairs([&](const Expr& pair, const ir::Buffer& acc) {
-      return dot(ir::address_of(stage, {0, 0}), ir::address_of(stage, {1, 0}), ir::address_of(rows_, {pair * packed_words(channels_)}),
-                 channels_, acc);
+      Expr w = ir::address_of(rows_, {pair_weights(pair)});
+      return ir::evaluate(ir::dot_s16_2x2(at, w, ir::make_int(groups), ir::address_of(acc, {0})));
     });
     return ir::allocate(stage, ir::seq({copy, compute}));
   }
@@ -193,7 +232,7 @@ class BlockedConvBuilder {
     }
     ir::Stmt compute = channel_pairs([&](const Expr& pair, const ir::Buffer& acc) {
       return dot(ir::address_of(windows, {0, 0}), ir::address_of(windows, {1, 0}),
-                 ir::address_of(rows_, {pair * packed_words(window_length())}), padded, acc);
+                 ir::address_of(rows_, {pair_weights(pair)}), padded, acc);
     });
     return ir::allocate(windows, ir::seq({ir::seq(gather), compute}));
   }
@@ -230,20 +269,39 @@ class BlockedConvBuilder {
   Expr input_y(int which, const Expr& ky) { return pixel_[which].y * y_.stride - y_.pad_begin + ky; }
   Expr input_x(int which, const Expr& kx) { return pixel_[which].x * x_.stride - x_.pad_begin + kx; }
 
-  // Windows inside horizontally: one run of KW * C values per kernel row.
+  // Windows inside horizontally: one run of KW * C values per kernel row. The two pixels'
+  // rows are x stride * C apart (the same input row, or both the zero-point row): with
+  // whole words in a planned (word-aligned) tensor, the second is read at that offset from
+  // the first (aotc_dot_s8_2x2_aligned: one pointer fewer in the loop).
   ir::Stmt by_rows(const Expr& pair, const ir::Buffer& acc) {
     ir::Var ky = ir::make_var("ky");
     Expr k = ir::var_expr(ky);
-    Expr w = ir::address_of(rows_, {(pair * y_.kernel + k) * packed_words(row_length())});
-    ir::Stmt body = dot(row_address(input_y(0, k), input_x(0, 0), false), row_address(input_y(1, k), input_x(1, 0), false), w,
-                        row_length(), acc);
+    Expr w = ir::address_of(rows_, {pair_weights(pair) + k * packed_words(row_length())});
+    Expr x0 = row_address(input_y(0, k), input_x(0, 0), false);
+    ir::Stmt body;
+    if (aligned_rows() && !single_) {
+      body = ir::evaluate(ir::dot_s8_2x2_aligned(x0, ir::make_int(x_.stride * channels_), w, ir::make_int(row_length()),
+                                                 ir::address_of(acc, {0})));
+    } else {
+      body = dot(x0, single_ ? x0 : row_address(input_y(1, k), input_x(1, 0), false), w, row_length(), acc);
+    }
     return y_.kernel == 1 ? substitute_zero(ky, body) : ir::for_loop(ky, 0, y_.kernel, body);
+  }
+
+  // Rows of whole words at word-aligned addresses: C a multiple of 4 in a tensor the
+  // memory plan places (not an input the application passes, which may be unaligned).
+  bool aligned_rows() const {
+    const Graph& g = kb_.graph();
+    bool application_input = std::find(g.inputs.begin(), g.inputs.end(), ops_.input_tensor) != g.inputs.end();
+    return channels_ % 4 == 0 && !application_input;
   }
 
   // Windows that reach past the left or right edge: one run of C values per tap.
   ir::Stmt by_taps(const Expr& pair, const ir::Buffer& acc) {
     return ir::loop_nest({y_.kernel, x_.kernel}, {"ky", "kx"}, [&](const std::vector<Expr>& k) {
-      Expr w = ir::address_of(taps_, {((pair * y_.kernel + k[0]) * x_.kernel + k[1]) * packed_words(channels_)});
+      Expr tap = (k[0] * x_.kernel + k[1]) * packed_words(channels_);
+      Expr first = taps_ == rows_ ? pair_weights(pair) : pair * (y_.kernel * x_.kernel * packed_words(channels_));
+      Expr w = ir::address_of(taps_, {first + tap});
       return dot(row_address(input_y(0, k[0]), input_x(0, k[1]), true), row_address(input_y(1, k[0]), input_x(1, k[1]), true), w,
                  channels_, acc);
     });
@@ -258,21 +316,23 @@ class BlockedConvBuilder {
   }
 
   // For each channel pair: the four sums start from the folded bias, `sum` adds the
-  // products, and each is requantized and stored (the odd second pixel or channel not).
+  // products, and each is requantized and stored (the odd second pixel or channel not);
+  // bias and requantization constants from the pair's header.
   ir::Stmt channel_pairs(const std::function<ir::Stmt(const Expr&, const ir::Buffer&)>& sum) {
     return ir::loop_nest({channel_pairs_}, {"pair"}, [&](const std::vector<Expr>& pr) {
       Expr oc[2] = {pr[0] * 2, pr[0] * 2 + 1};
-      Expr second_channel = c_.out_channels % 2 == 0 ? oc[1] : ir::min(oc[1], ir::make_int(c_.out_channels - 1));
+      Expr base = pair_base(pr[0]);
       ir::Buffer acc = ir::make_buffer("acc", DataType::Int(32), {4}, "local");
       std::vector<ir::Stmt> body;
-      for (int i = 0; i < 4; ++i) body.push_back(ir::store(acc, {i}, bias_table_.at(bias_, i % 2 == 0 ? oc[0] : second_channel)));
+      for (int i = 0; i < 4; ++i) body.push_back(ir::store(acc, {i}, header_->bias(rows_, base, i % 2)));
       body.push_back(sum(pr[0], acc));
       for (int p = 0; p < 2; ++p) {
         for (int j = 0; j < 2; ++j) {
           std::vector<Expr> index = {n_, pixel_[p].y, pixel_[p].x, oc[j]};
-          ir::Stmt store = ir::store(ops_.output, index, kb_.epilogue(a_.output(ir::load(acc, {2 * p + j}), oc[j]), index));
+          Expr value = header_->output(rows_, base, j, ir::load(acc, {2 * p + j}), oc[j]);
+          ir::Stmt store = ir::store(ops_.output, index, kb_.epilogue(value, index));
+          if (p == 1 && single_) continue;
           Expr keep;
-          if (p == 1 && second_distinct_) keep = second_distinct_;
           if (j == 1 && c_.out_channels % 2 != 0) keep = keep ? ir::logical_and(keep, oc[1] < ir::make_int(c_.out_channels)) : oc[1] < ir::make_int(c_.out_channels);
           body.push_back(keep ? ir::if_then_else(keep, store) : store);
         }
@@ -285,18 +345,13 @@ class BlockedConvBuilder {
     Expr y, x;
   };
 
-  KernelBuilder& kb_;
-  const ConvGeometry& c_;
-  ConvArithmetic& a_;
-  const ConvOperands& ops_;
-  const FoldedConvConstants& k_;
-  const WindowAxis &y_, &x_;
-  int64_t channels_ = 0, pixels_ = 0, channel_pairs_ = 0, pixel_pairs_ = 0, x_inside_lo_ = 0, x_inside_hi_ = 0;
-  bool any_row_runs_ = false, any_taps_ = false, staged_ = false;
-  ChannelConstants bias_table_;
-  ChannelConstants::Handle bias_ = 0;
+  int64_t channels_ = 0, pixels_ = 0, channel_pairs_ = 0, x_inside_lo_ = 0, x_inside_hi_ = 0;
+  bool any_row_runs_ = false, any_taps_ = false, staged_ = false, pointwise_ = false;
+  std::optional<ChannelHeader> header_;
+  int64_t pair_words_ = 0;  // words per channel pair in the main packed table (rows_)
   ir::Buffer rows_, taps_, zero_row_;
-  Expr n_, second_distinct_;
+  Expr n_;
+  bool single_ = false;  // the block's second pixel is its first again (an odd last pixel)
   Pixel pixel_[2];
 };
 

@@ -66,6 +66,13 @@ class ConvArithmetic {
   virtual ir::Stmt wrap(const std::function<ir::Stmt()>& body) { return body(); }
   // The type a staged copy of input terms is stored in (int16 for centred int8 values).
   virtual DataType staged_type(DataType input) const { return input; }
+  // For kernels that keep the per-channel constants next to their packed weights (one
+  // table and one pointer for a block of channels: channel_header.h): the constants that
+  // output() reads for channel oc, in the order output_from() takes them; empty when
+  // output() has no such form (then the kernel calls output()).
+  virtual std::vector<int32_t> channel_constants(int64_t /*out_channel*/) const { return {}; }
+  // output() with those constants given as expressions (loads from such a table).
+  virtual ir::Expr output_from(const ir::Expr& sum, const std::vector<ir::Expr>& /*constants*/) const { return sum; }
 };
 
 // Float: terms as they are, output = activation(sum) (identity when none is fused).
@@ -87,6 +94,21 @@ class FloatConvArithmetic : public ConvArithmetic {
 struct ConvOperands {
   ir::Buffer input, filter, bias, output;
   TensorId input_tensor = kNoTensor;
+};
+
+// What each specialized (DSP) convolution builder (conv_blocked_s8.h, depthwise_s8.h,
+// depthwise3_s8.h) works from: its lowering's arguments and the two spatial axes (rows,
+// columns). The builders derive from it.
+struct DspConvParts {
+  DspConvParts(KernelBuilder& kb, const ConvGeometry& c, ConvArithmetic& a, const ConvOperands& ops,
+               const FoldedConvConstants& k)
+      : kb_(kb), c_(c), a_(a), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {}
+  KernelBuilder& kb_;
+  const ConvGeometry& c_;
+  ConvArithmetic& a_;
+  const ConvOperands& ops_;
+  const FoldedConvConstants& k_;
+  const WindowAxis &y_, &x_;
 };
 
 // The geometry of an ONNX convolution (Conv, QLinearConv, ConvInteger): x [N, C, D1, ...]

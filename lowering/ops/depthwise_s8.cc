@@ -11,11 +11,11 @@ namespace {
 
 using ir::Expr;
 
-class DepthwiseBuilder {
+class DepthwiseBuilder : DspConvParts {
  public:
   DepthwiseBuilder(KernelBuilder& kb, const ConvGeometry& c, ConvArithmetic& a, const ConvOperands& ops,
                    const FoldedConvConstants& k)
-      : kb_(kb), c_(c), a_(a), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {
+      : DspConvParts(kb, c, a, ops, k) {
     staged_ = choose_staging(kb_.graph(), ops_.input_tensor, c_) == Staging::kPerChannel;
   }
 
@@ -151,12 +151,6 @@ class DepthwiseBuilder {
     return accumulate(init, sum, write);
   }
 
-  KernelBuilder& kb_;
-  const ConvGeometry& c_;
-  ConvArithmetic& a_;
-  const ConvOperands& ops_;
-  const FoldedConvConstants& k_;
-  const WindowAxis &y_, &x_;
   bool staged_ = false;
   ChannelConstants tables_;
   ChannelConstants::Handle bias_ = 0, folded_bias_ = 0;

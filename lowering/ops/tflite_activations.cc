@@ -47,6 +47,8 @@ namespace aotc {
 namespace {
 
 using ir::Expr;
+using tflite::float_scale;
+using tflite::checked_log2;
 using Operands = const std::vector<Expr>&;
 
 const DataType kF32 = DataType::Float32();
@@ -110,8 +112,6 @@ Expr clamped(const Graph& g, const Node& node, const Expr& v, QuantizedRange ran
   return ir::cast(g.tensor(node.outputs[0]).dtype, tflite::clamp(v, range));
 }
 
-float float_scale(const Graph& g, TensorId id) { return static_cast<float>(tflite::scale_of(g, id)); }
-
 bool has_quantization(const Graph& g, TensorId id) { return !g.tensor(id).quant.empty(); }
 
 // Tensor `id` carries one positive scale and a zero point of `t`'s range (or 0 with
@@ -164,7 +164,10 @@ Expr relu6(const Graph& g, const Node& node, Operands in) {
   double six_steps = std::round(static_cast<double>(6.0f / float_scale(g, x)));
   int32_t six = static_cast<int32_t>(std::min<double>(range.max, std::max<double>(range.min, six_steps + zero)));
   Expr v = ir::cast(DataType::Int(32), in[0]);
-  return ir::cast(t, ir::select(v > six, ir::make_int(six), ir::select(v < zero, ir::make_int(zero), v)));
+  // A bound at the end of the type's range clamps nothing; it is left out, as C compilers
+  // warn about a comparison that is always false (-Wtype-limits).
+  Expr clamped_below = zero > range.min ? ir::select(v < zero, ir::make_int(zero), v) : v;
+  return ir::cast(t, six < range.max ? ir::select(v > six, ir::make_int(six), clamped_below) : clamped_below);
 }
 
 Expr relu_n1_to_1(const Graph&, const Node&, Operands in) { return float_clamp(in[0], -1, 1); }
@@ -287,15 +290,6 @@ Expr int8_sigmoid_like(const Graph& g, const Node& node, const Expr& x, bool log
 }
 
 // ---------------------------------------------------------------- LOGISTIC, TANH (int16)
-
-// TFLite's CheckedLog2: log2(x) rounded, in float as TFLite computes it; true if x is a
-// power of two to within 1e-3 in log2.
-bool checked_log2(float x, int* log2) {
-  const float x_log2 = std::log(x) * (1.0f / std::log(2.0f));
-  const float rounded = std::round(x_log2);
-  *log2 = static_cast<int>(rounded);
-  return std::abs(x_log2 - rounded) < 1e-3f;
-}
 
 // The rescaling of an int16 input to steps of 1/(3 * 4096) before the table look-up, as
 // TFLite Micro's LOGISTIC and TANH Prepare compute it: a power-of-two input scale of 2^-12

@@ -1,6 +1,7 @@
 #include "lowering/ops/tflite_common.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace aotc::tflite {
 
@@ -26,6 +27,15 @@ bool is_int8(const Graph& g, TensorId id) { return g.tensor(id).dtype == DataTyp
 double scale_of(const Graph& g, TensorId id, size_t channel) {
   const Quantization& q = g.tensor(id).quant;
   return q.scale.size() > channel ? q.scale[channel] : q.scale.at(0);
+}
+
+float float_scale(const Graph& g, TensorId id) { return static_cast<float>(scale_of(g, id)); }
+
+bool checked_log2(float x, int* log2) {
+  const float x_log2 = std::log(x) * (1.0f / std::log(2.0f));
+  const float rounded = std::round(x_log2);
+  *log2 = static_cast<int>(rounded);
+  return std::fabs(x_log2 - rounded) < 1e-3f;
 }
 
 int32_t zero_point_of(const Graph& g, TensorId id) {
@@ -76,8 +86,6 @@ QuantizedMultiplier multiplier_below_one(const Node& node, double real, const st
                          " is not in (0, 1), which TFLite's int8 kernel requires");
   return quantize_multiplier(real);
 }
-
-float float_scale(const Graph& g, TensorId id) { return static_cast<float>(scale_of(g, id)); }
 
 }  // namespace
 

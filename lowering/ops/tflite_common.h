@@ -27,10 +27,16 @@ ir::Expr float_logistic(ir::Expr x);
 // Quantization of tensor `id`: scale and zero point (per-tensor: index 0).
 bool is_int8(const Graph& g, TensorId id);
 double scale_of(const Graph& g, TensorId id, size_t channel = 0);
+// The scale as the float TFLite stores and computes with.
+float float_scale(const Graph& g, TensorId id);
 int32_t zero_point_of(const Graph& g, TensorId id);
 bool is_per_channel(const Graph& g, TensorId id);
 // Requires tensor `id` to carry quantization parameters; node_error otherwise.
 void require_quantized(const Graph& g, const Node& node, TensorId id);
+
+// TFLite's CheckedLog2: log2(x) rounded to the nearest integer, in float as TFLite computes
+// it; true if x is a power of two to within 1e-3 in log2.
+bool checked_log2(float x, int* log2);
 
 // Range [min, max] of the output type, narrowed by the node's fused activation.
 QuantizedRange output_range(const Graph& g, const Node& node, TensorId output);

@@ -21,7 +21,9 @@
 #include "lowering/ops/conv_blocked_s8.h"
 #include "lowering/ops/conv_mve_s8.h"
 #include "lowering/ops/convolution.h"
+#include "lowering/ops/depthwise3_s8.h"
 #include "lowering/ops/depthwise_s8.h"
+#include "lowering/ops/fully_connected_s8.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
@@ -120,18 +122,38 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
         filter_zero_point_(tflite::zero_point_of(g, filter)),
         output_zero_point_(tflite::zero_point_of(g, output)),
         range_(tflite::output_range(g, node, output)) {
-    std::vector<double> multipliers, shifts, right_shifts;
+    std::vector<double> multipliers, shifts, right_shifts, offsets, offset_shifts;
     right_shift_only_ = accumulator_ == DataType::Int(32);
+    saturating_s8_ = right_shift_only_ && g.tensor(output).dtype == DataType::Int(8);
     for (const QuantizedMultiplier& q : tflite::channel_multipliers(g, input, filter, output, channels)) {
       multipliers.push_back(q.multiplier);
       shifts.push_back(q.shift);
       right_shifts.push_back(-q.shift);
       // aotc_requantize_right's domain: a multiplier above 2^30, a right shift of 2 or more.
       right_shift_only_ = right_shift_only_ && q.multiplier > (int64_t{1} << 30) && q.shift <= -2;
+      if (!right_shift_only_ || -q.shift > 24) {
+        saturating_s8_ = false;
+        continue;
+      }
+      // aotc_requantize_s8's offset: the rounding of the last shift and the zero point.
+      int64_t e = -q.shift, offset = (int64_t{1} << (e - 2)) + int64_t{output_zero_point_} * (int64_t{1} << (e - 1));
+      saturating_s8_ = saturating_s8_ && offset > -(int64_t{1} << 30) && offset < (int64_t{1} << 30);
+      offsets.push_back(static_cast<double>(offset));
+      offset_shifts.push_back(static_cast<double>(e - 1));
     }
+    saturating_s8_ = saturating_s8_ && right_shift_only_;
+    if (saturating_s8_)
+      for (size_t c = 0; c < multipliers.size(); ++c)
+        channel_constants_.push_back({static_cast<int32_t>(multipliers[c]), static_cast<int32_t>(offsets[c]),
+                                      static_cast<int32_t>(offset_shifts[c])});
     multiplier_ = constants_.add("multiplier", DataType::Int(32), multipliers);
-    shift_ = right_shift_only_ ? constants_.add("right_shift", DataType::Int(32), right_shifts)
-                               : constants_.add("shift", DataType::Int(32), shifts);
+    if (saturating_s8_) {
+      offset_ = constants_.add("offset", DataType::Int(32), offsets);
+      shift_ = constants_.add("shift", DataType::Int(32), offset_shifts);
+    } else {
+      shift_ = right_shift_only_ ? constants_.add("right_shift", DataType::Int(32), right_shifts)
+                                 : constants_.add("shift", DataType::Int(32), shifts);
+    }
   }
 
   DataType accumulator() const override { return accumulator_; }
@@ -145,10 +167,22 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   }
   Expr output(const Expr& sum, const Expr& oc) const override {
     Expr multiplier = constants_.at(multiplier_, oc), shift = constants_.at(shift_, oc);
+    if (saturating_s8_) return output_from(sum, {multiplier, constants_.at(offset_, oc), shift});
     Expr scaled = accumulator_ == DataType::Int(64) ? ir::mul_by_quantized_multiplier_i64(sum, multiplier, shift)
                   : right_shift_only_                   ? ir::requantize_right(sum, multiplier, shift)
                                                         : ir::requantize(sum, multiplier, shift);
     return tflite::clamp(scaled + output_zero_point_, range_);
+  }
+  // aotc_requantize_s8's multiplier, offset and shift, where it applies.
+  std::vector<int32_t> channel_constants(int64_t oc) const override {
+    if (channel_constants_.empty()) return {};
+    return channel_constants_[channel_constants_.size() == 1 ? 0 : static_cast<size_t>(oc)];
+  }
+  Expr output_from(const Expr& sum, const std::vector<Expr>& constants) const override {
+    // Zero point and int8 saturation inside aotc_requantize_s8; only a narrower range left.
+    Expr value = ir::requantize_s8(sum, constants.at(0), constants.at(1), constants.at(2));
+    if (range_.max < 127) value = ir::min(value, range_.max);
+    return range_.min > -128 ? ir::max(value, range_.min) : value;
   }
   ir::Stmt wrap(const std::function<ir::Stmt()>& body) override { return constants_.wrap(body); }
   // x - zero_point of an int8 x fits in int16, and so does an int16 x (zero point 0).
@@ -159,8 +193,12 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
   int32_t input_zero_point_, filter_zero_point_, output_zero_point_;
   QuantizedRange range_;
   ChannelConstants constants_;
-  ChannelConstants::Handle multiplier_ = 0, shift_ = 0;  // shift_: right shifts if right_shift_only_
+  // shift_: right shifts if right_shift_only_, aotc_requantize_s8's shifts if saturating_s8_.
+  ChannelConstants::Handle multiplier_ = 0, shift_ = 0, offset_ = 0;
   bool right_shift_only_ = false;
+  // int8 output and aotc_requantize_s8's domain (offsets below 2^30).
+  bool saturating_s8_ = false;
+  std::vector<std::vector<int32_t>> channel_constants_;  // per channel (or one): multiplier, offset, shift
 };
 
 // The arithmetic of a TFLite kernel with input 0, input 1 as filter, and `channels`
@@ -195,6 +233,31 @@ MveRequantization mve_requantization(const Graph& g, const Node& node, TensorId 
   return q;
 }
 
+// The kernel's multiply-accumulates and its shape in a few words, as metadata.json's
+// "macs" and "geometry" (bench/firmware lists the slowest kernels with their instructions
+// per MAC).
+LoweredOp with_work(LoweredOp lowered, int64_t macs, const std::string& geometry) {
+  lowered.func.attrs["macs"] = std::to_string(macs);
+  lowered.func.attrs["geometry"] = geometry;
+  return lowered;
+}
+
+// "3x3/2 depthwise 16 ch, out 24x24": kernel, stride (if not 1), channels, output extents.
+LoweredOp with_conv_work(LoweredOp lowered, const ConvGeometry& c, bool depthwise) {
+  int64_t macs = c.batches * c.out_channels * c.in_per_group();
+  std::string kernel, stride, out;
+  for (const WindowAxis& a : c.axes) {
+    macs *= a.output * a.kernel;
+    kernel += (kernel.empty() ? "" : "x") + std::to_string(a.kernel);
+    stride += (stride.empty() ? "" : "x") + std::to_string(a.stride);
+    out += (out.empty() ? "" : "x") + std::to_string(a.output);
+  }
+  bool unit_stride = std::all_of(c.axes.begin(), c.axes.end(), [](const WindowAxis& a) { return a.stride == 1; });
+  std::string channels = depthwise ? "depthwise " + std::to_string(c.out_channels) + " ch"
+                                   : std::to_string(c.in_channels) + "->" + std::to_string(c.out_channels) + " ch";
+  return with_work(std::move(lowered), macs, kernel + (unit_stride ? "" : "/" + stride) + " " + channels + ", out " + out);
+}
+
 LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
@@ -206,36 +269,36 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   // An epilogue fused behind the node (a residual ADD) starts from the node's own output.
   std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, anchor_output(node), c.out_channels);
   // On a core with Helium an int8 convolution with constant weights takes the vector
-  // kernels (conv_mve_s8.h); on a core with the DSP extension a specialized kernel:
-  // depthwise with unrolled taps (depthwise_s8.h), otherwise register blocks over weights
-  // packed at compile time (conv_blocked_s8.h, the packed table replacing the filter). All
-  // fold the input's zero point into their own bias tables.
+  // kernels (conv_mve_s8.h). On a core with the DSP extension it takes a specialized
+  // kernel: depthwise with kernels three wide over a padded plane per channel
+  // (depthwise3_s8.h), other depthwise with unrolled taps (depthwise_s8.h), otherwise
+  // register blocks over weights packed at compile time (conv_blocked_s8.h); where a kernel
+  // packs the weights its table replaces the filter. All fold the input's zero point into
+  // their own bias tables.
   bool helium = specialized_int8_applies(ctx, "mve") && mve_conv_s8_applies(c);
   bool specialized = helium || (specialized_int8_applies(ctx, "dsp") &&
-                                (depthwise ? depthwise_s8_applies(c) : blocked_conv_s8_applies(c)));
+                                (depthwise ? depthwise_s8_applies(c) || depthwise3_s8_applies(c) : blocked_conv_s8_applies(c)));
   if (specialized) {
-    if (depthwise && !helium) ops.filter = kb.input(1, "filter");
+    // Kernels three wide over a padded plane (depthwise3_s8.h), with their own packed taps.
+    bool three_wide = !helium && depthwise && depthwise3_s8_applies(c);
+    if (depthwise && !helium && !three_wide) ops.filter = kb.input(1, "filter");
     ops.output = kb.output(0, "output");
     const Tensor* filter = &g.tensor(node.inputs[1]);
     const Tensor* bias = node.input(2) != kNoTensor ? &g.tensor(node.inputs[2]) : nullptr;
-    int32_t zero_point = tflite::zero_point_of(g, node.inputs[0]);
-    if (helium)
-      return kb.finish(lower_mve_conv_s8(kb, c, mve_requantization(g, node, anchor_output(node), c.out_channels), ops,
-                                         {filter, bias, zero_point}));
-    if (depthwise) return kb.finish(lower_depthwise_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point}));
-    return kb.finish(lower_blocked_conv_s8(kb, c, *arithmetic, ops, {filter, bias, zero_point}));
+    FoldedConvConstants constants{filter, bias, tflite::zero_point_of(g, node.inputs[0])};
+    ir::Stmt body = helium ? lower_mve_conv_s8(kb, c, mve_requantization(g, node, anchor_output(node), c.out_channels), ops, constants)
+                    : three_wide ? lower_depthwise3_s8(kb, c, *arithmetic, ops, constants)
+                    : depthwise  ? lower_depthwise_s8(kb, c, *arithmetic, ops, constants)
+                                 : lower_blocked_conv_s8(kb, c, *arithmetic, ops, constants);
+    return with_conv_work(kb.finish(body), c, depthwise);
   }
   ops.filter = kb.input(1, "filter");
   ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
   ops.output = kb.output(0, "output");
-  return kb.finish(lower_convolution(kb, c, *arithmetic, ops));
+  return with_conv_work(kb.finish(lower_convolution(kb, c, *arithmetic, ops)), c, depthwise);
 }
 
 // FULLY_CONNECTED: input [..., depth] viewed as [batches, depth]; filter [units, depth].
-struct FcGeometry {
-  int64_t batches, depth, units;
-};
-
 FcGeometry fc_geometry(const Graph& g, const Node& node) {
   const Tensor& in = require_input(g, node, 0);
   const Tensor& filter = require_input(g, node, 1);
@@ -278,19 +341,14 @@ std::vector<double> folded_int8_bias(const Graph& g, const Node& node, const FcG
   return folded;
 }
 
-// aotc_dot_s8_1x4's packing of the filter [units, depth]: per block of four units (a last
-// partial block repeating its last unit), per group of four elements, a word of each of
-// the four rows in turn, zero-padded past the depth.
-std::vector<uint8_t> packed_rows_of_four(const Tensor& filter, const FcGeometry& f) {
-  std::vector<uint8_t> bytes;
-  for (int64_t block = 0; block < (f.units + 3) / 4; ++block)
-    for (int64_t g = 0; g < f.depth; g += 4)
-      for (int64_t j = 0; j < 4; ++j) {
-        int64_t unit = std::min(4 * block + j, f.units - 1);
-        for (int64_t d = g; d < g + 4; ++d)
-          bytes.push_back(d < f.depth ? static_cast<uint8_t>(static_cast<int8_t>(filter.element_as_int(unit * f.depth + d))) : 0);
-      }
-  return bytes;
+// The 2-D views stand for the input and output tensors; the kernel's work for metadata.
+LoweredOp with_fc_views(LoweredOp lowered, const ir::Buffer& x, const ir::Buffer& y2, const Node& node, const FcGeometry& f) {
+  lowered.func.params.insert(lowered.func.params.begin(), x);
+  lowered.args.insert(lowered.args.begin(), node.inputs[0]);
+  lowered.func.params.push_back(y2);
+  lowered.args.push_back(node.outputs[0]);
+  return with_work(std::move(lowered), f.batches * f.units * f.depth,
+                   std::to_string(f.depth) + "->" + std::to_string(f.units) + (f.batches > 1 ? " x" + std::to_string(f.batches) : ""));
 }
 
 LoweredOp lower_fc(const LowerContext& ctx) {
@@ -307,46 +365,24 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   ChannelConstants::Handle folded_handle = folded.empty() ? 0 : folded_bias.add("bias", DataType::Int(32), folded);
   // On a core with Helium the runtime's vector kernel (conv_mve_s8.h: sixteen products per
   // instruction, four units per input vector, vector requantization). On a core with the
-  // DSP extension four units at a time share each input word: the runtime's
-  // aotc_dot_s8_1x4 over weights packed here (two 16-bit multiply-accumulates per
-  // instruction); elsewhere a loop per unit that the C compiler sees whole.
+  // DSP extension four units at a time share each input word (fully_connected_s8.h);
+  // elsewhere a loop per unit that the C compiler sees whole.
   bool helium = !folded.empty() && ctx.target.has("mve");
   bool dsp_dot = !folded.empty() && !helium && ctx.target.has("dsp");
   ir::Buffer w = dsp_dot || helium ? nullptr : kb.input(1, "filter");
   ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-
-  auto blocks_of_four = [&](const ir::Buffer& packed) {
-    int64_t words = 4 * ((f.depth + 3) / 4);
-    return ir::loop_nest({f.batches, (f.units + 3) / 4}, {"b", "block"}, [&](const std::vector<Expr>& o) {
-      ir::Buffer acc = ir::make_buffer("acc", DataType::Int(32), {4}, "local");
-      std::vector<ir::Stmt> body;
-      std::vector<Expr> units;
-      for (int j = 0; j < 4; ++j) {
-        Expr unit = o[1] * 4 + j;
-        units.push_back(unit);
-        Expr row = f.units % 4 == 0 ? unit : ir::min(unit, ir::make_int(f.units - 1));
-        body.push_back(ir::store(acc, {j}, folded_bias.at(folded_handle, row)));
-      }
-      body.push_back(ir::evaluate(ir::dot_s8_1x4(ir::address_of(x, {o[0], 0}), ir::address_of(packed, {o[1] * words}),
-                                                 ir::make_int(f.depth), ir::address_of(acc, {0}))));
-      for (int j = 0; j < 4; ++j) {
-        ir::Stmt store = ir::store(y2, {o[0], units[static_cast<size_t>(j)]}, a->output(ir::load(acc, {j}), units[static_cast<size_t>(j)]));
-        body.push_back(f.units % 4 == 0 || j == 0 ? store : ir::if_then_else(units[static_cast<size_t>(j)] < ir::make_int(f.units), store));
-      }
-      return ir::allocate(acc, ir::seq(body));
-    });
-  };
+  if (dsp_dot) {
+    std::vector<int32_t> biases(folded.begin(), folded.end());
+    bool planned_input = std::find(g.inputs.begin(), g.inputs.end(), node.inputs[0]) == g.inputs.end();
+    LoweredOp lowered = kb.finish(lower_fully_connected_s8(x, y2, g.tensor(node.inputs[1]), std::move(biases), f, *a, planned_input));
+    return with_fc_views(std::move(lowered), x, y2, node, f);
+  }
 
   std::vector<int32_t> folded_ints(folded.begin(), folded.end());
   ir::Stmt body = helium ? lower_mve_fully_connected_s8(x, y2, g.tensor(node.inputs[1]), folded_ints,
                                                         mve_requantization(g, node, node.outputs[0], f.units))
                          : a->wrap([&] {
     return folded_bias.wrap([&] {
-      if (dsp_dot) {
-        const Tensor& filter = g.tensor(node.inputs[1]);
-        int64_t words = 4 * ((f.depth + 3) / 4) * ((f.units + 3) / 4);
-        return ir::allocate_const("packed_weights", DataType::Int(32), {words}, packed_rows_of_four(filter, f), blocks_of_four);
-      }
       return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {
         auto sum = [&](const Accumulator& acc) {
           ir::Var d = ir::make_var("d");
@@ -365,13 +401,7 @@ LoweredOp lower_fc(const LowerContext& ctx) {
       });
     });
   });
-  LoweredOp lowered = kb.finish(body);
-  // The 2-D views stand for the input and output tensors.
-  lowered.func.params.insert(lowered.func.params.begin(), x);
-  lowered.args.insert(lowered.args.begin(), node.inputs[0]);
-  lowered.func.params.push_back(y2);
-  lowered.args.push_back(node.outputs[0]);
-  return lowered;
+  return with_fc_views(kb.finish(body), x, y2, node, f);
 }
 
 // TRANSPOSE_CONV(output_shape, filter [O, KH, KW, I], input [N, H, W, I], bias): each

@@ -32,8 +32,36 @@ Expr centered(const Graph& g, TensorId id, Expr value) {
   return ir::cast(DataType::Int(32), std::move(value)) - tflite::zero_point_of(g, id);
 }
 
+// TFLite's MultiplyByQuantizedMultiplier in the fewest instructions its multiplier allows
+// (every form gives the same result for every value; runtime-c/aotc_quant.h): one
+// multiply-accumulate and one shift for a multiplier above 2^30 with a right shift of 2 or
+// more, else without the saturating case (quantize_multiplier never gives INT32_MIN).
 Expr requantized(Expr value, const QuantizedMultiplier& m) {
-  return ir::mul_by_quantized_multiplier(std::move(value), m.multiplier, m.shift);
+  if (m.multiplier > (int64_t{1} << 30) && m.shift <= -2) return ir::requantize_right(std::move(value), m.multiplier, -m.shift);
+  return ir::requantize(std::move(value), m.multiplier, m.shift);
+}
+
+// requantized(value, m) + zero_point clamped to `range` (within int8).
+Expr requantized_s8(Expr value, const QuantizedMultiplier& m, int32_t zero_point, const QuantizedRange& range) {
+  int64_t e = -m.shift;
+  bool saturating = m.multiplier > (int64_t{1} << 30) && e >= 2 && e <= 24;
+  int64_t offset = saturating ? (int64_t{1} << (e - 2)) + int64_t{zero_point} * (int64_t{1} << (e - 1)) : 0;
+  if (!saturating || offset <= -(int64_t{1} << 30) || offset >= (int64_t{1} << 30))
+    return tflite::clamp(requantized(std::move(value), m) + zero_point, range);
+  // aotc_requantize_s8 adds the zero point and saturates to int8; only a narrower range left.
+  Expr out = ir::requantize_s8(std::move(value), m.multiplier, static_cast<int32_t>(offset), static_cast<int32_t>(e - 1));
+  if (range.max < 127) out = ir::min(out, range.max);
+  return range.min > -128 ? ir::max(out, range.min) : out;
+}
+
+// An ADD or SUB input c (centred) rescaled: requantized(c * 2^20, m). The input with the
+// larger scale has the factor 1/2, a multiplier of exactly 2^30: its high multiply halves
+// c * 2^20 exactly (an even number: the rounding nudge is below a half) and the right
+// shift e <= 19 divides c * 2^19 exactly, so the result is c * 2^(19 - e), one shift.
+Expr rescaled_input(Expr c, const QuantizedMultiplier& m) {
+  int64_t exponent = tflite::kAddSubLeftShift - 1 + m.shift;
+  if (m.multiplier == (int64_t{1} << 30) && m.shift <= 0 && exponent >= 0) return std::move(c) * (int64_t{1} << exponent);
+  return requantized(std::move(c) * (1 << tflite::kAddSubLeftShift), m);
 }
 
 ElementFunction int8_add_sub(const Graph& g, const Node& node, Arithmetic op) {
@@ -42,10 +70,10 @@ ElementFunction int8_add_sub(const Graph& g, const Node& node, Arithmetic op) {
   QuantizedRange range = tflite::output_range(g, node, out);
   int32_t out_zero_point = tflite::zero_point_of(g, out);
   return [=, &g](Expr a, Expr b) {
-    Expr scaled1 = requantized(centered(g, in1, a) * (1 << tflite::kAddSubLeftShift), m.input1);
-    Expr scaled2 = requantized(centered(g, in2, b) * (1 << tflite::kAddSubLeftShift), m.input2);
+    Expr scaled1 = rescaled_input(centered(g, in1, a), m.input1);
+    Expr scaled2 = rescaled_input(centered(g, in2, b), m.input2);
     Expr raw = op == Arithmetic::kAdd ? scaled1 + scaled2 : scaled1 - scaled2;
-    return tflite::clamp(requantized(raw, m.output) + out_zero_point, range);
+    return requantized_s8(raw, m.output, out_zero_point, range);
   };
 }
 
@@ -55,7 +83,7 @@ ElementFunction int8_mul(const Graph& g, const Node& node) {
   QuantizedRange range = tflite::output_range(g, node, out);
   int32_t out_zero_point = tflite::zero_point_of(g, out);
   return [=, &g](Expr a, Expr b) {
-    return tflite::clamp(requantized(centered(g, in1, a) * centered(g, in2, b), m) + out_zero_point, range);
+    return requantized_s8(centered(g, in1, a) * centered(g, in2, b), m, out_zero_point, range);
   };
 }
 

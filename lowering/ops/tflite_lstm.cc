@@ -1,6 +1,7 @@
-// TFLite UNIDIRECTIONAL_SEQUENCE_LSTM, float32, as TensorFlow Lite Micro's reference
-// kernel computes it (lstm_eval.h: LstmStep, CalculateLstmGate, UpdateLstmCell,
-// UpdateLstmHidden).
+// TFLite UNIDIRECTIONAL_SEQUENCE_LSTM as TensorFlow Lite Micro's reference kernel computes
+// it (lstm_eval.h: LstmStep, CalculateLstmGate, UpdateLstmCell, UpdateLstmHidden): the
+// geometry and loops both lowerings share, the float32 lowering, and the operator's
+// registration (integer models go to tflite_lstm_integer.cc).
 //
 // The layer runs a sequence of T steps; its hidden state h (output_state) and cell state c
 // are variable tensors [B, n_cell] that the kernel updates in place and that live on from
@@ -11,9 +12,13 @@
 //   c      = clip(forget * c + input * cell_gate)        (clip: cell_clip, when > 0)
 //   h      = tanh(c) * output
 //   y_t    = h
-// Each FC is TFLite's float FULLY_CONNECTED: a dot product summed in order from 0, then
-// the bias added; so are the sums here. Every gate reads the hidden state of the previous
-// step, so all four are computed into a scratch array before h and c change.
+// Every gate reads the hidden state of the previous step, so all four are computed into a
+// scratch array before h and c change. Batches are independent, so running each batch's
+// steps in turn (TFLite Micro's order for batch-major inputs) also gives what it computes
+// for time-major ones, where it runs each step for all batches.
+//
+// In float, each FC is TFLite's FULLY_CONNECTED: a dot product summed in order from 0, then
+// the bias added; so are the sums here.
 //
 // TFLite Micro's kernel has no peephole, projection, layer normalization or CIFG (coupled
 // input and forget gates) path: models with those tensors are rejected.
@@ -22,34 +27,9 @@
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
+#include "lowering/ops/tflite_lstm.h"
 
-namespace aotc {
-namespace {
-
-using ir::Expr;
-
-enum LstmInput : size_t {
-  kInput = 0,
-  kInputWeights = 1,      // 1..4: input to the input, forget, cell and output gates [n_cell, n_input]
-  kRecurrentWeights = 5,  // 5..8: hidden state to the same gates [n_cell, n_output]
-  kPeepholeWeights = 9,   // 9..11
-  kGateBias = 12,         // 12..15: the four gates' biases [n_cell]
-  kProjectionWeights = 16,
-  kProjectionBias = 17,
-  kHiddenState = 18,
-  kCellState = 19,
-  kLayerNorm = 20,  // 20..23
-  kInputCount = 24,
-};
-
-// The gates, in the order of their tensors in the operator's inputs.
-enum Gate { kInputGate = 0, kForgetGate = 1, kCellGate = 2, kOutputGate = 3 };
-const char* const kGateNames[] = {"input", "forget", "cell", "output"};
-
-struct LstmGeometry {
-  int64_t batches, steps, n_input, n_cell;
-  bool time_major;
-};
+namespace aotc::tflite_lstm {
 
 LstmGeometry lstm_geometry(const Graph& g, const Node& node) {
   if (node.inputs.size() != kInputCount)
@@ -92,13 +72,69 @@ LstmGeometry lstm_geometry(const Graph& g, const Node& node) {
   return s;
 }
 
-void infer_lstm(Graph& g, Node& node) {
-  LstmGeometry s = lstm_geometry(g, node);
+LstmBuffers lstm_buffers(KernelBuilder& kb) {
+  LstmBuffers p;
+  p.x = kb.input(kInput, "input");
+  for (int gate = 0; gate < 4; ++gate) {
+    std::string name = kGateNames[gate];
+    p.w[gate] = kb.input(kInputWeights + gate, "input_to_" + name);
+    p.r[gate] = kb.input(kRecurrentWeights + gate, "recurrent_to_" + name);
+    p.bias[gate] = kb.input(kGateBias + gate, name + "_bias");
+  }
+  p.h = kb.input(kHiddenState, "output_state");
+  p.c = kb.input(kCellState, "cell_state");
+  p.y = kb.output(0, "output");
+  return p;
+}
+
+ir::Stmt dot_product(const std::string& name, const std::string& index, Expr init, int64_t n,
+                     const std::function<Expr(const Expr&)>& term, const std::function<ir::Stmt(const Expr&)>& then) {
+  return with_accumulator(name, std::move(init), [&](const Accumulator& acc) {
+    ir::Var k = ir::make_var(index);
+    return ir::seq({ir::for_loop(k, 0, ir::make_int(n), acc.set(acc.value() + term(ir::var_expr(k)))), then(acc.value())});
+  });
+}
+
+ir::Stmt lstm_steps(const LstmGeometry& s, DataType gate_type, const GateFn& gate, const UpdateFn& update) {
+  ir::Buffer gates = ir::make_buffer("gates", gate_type, {4, s.n_cell});
+  return ir::loop_nest({s.batches, s.steps}, {"b", "t"}, [&](const std::vector<Expr>& bt) {
+    std::vector<ir::Stmt> steps;
+    for (int g = 0; g < 4; ++g) {
+      steps.push_back(ir::loop_nest({s.n_cell}, {"cell"}, [&](const std::vector<Expr>& cell) {
+        return gate(bt, static_cast<Gate>(g), cell[0], [&](const Expr& value) { return ir::store(gates, {g, cell[0]}, value); });
+      }));
+    }
+    steps.push_back(ir::loop_nest({s.n_cell}, {"cell"}, [&](const std::vector<Expr>& cell) {
+      Expr gate_value[4];
+      for (int g = 0; g < 4; ++g) gate_value[g] = ir::load(gates, {g, cell[0]});
+      return update(bt, cell[0], gate_value);
+    }));
+    return ir::allocate(gates, ir::seq(steps));
+  });
+}
+
+namespace {
+
+void check_float_lstm(const Graph& g, const Node& node) {
   for (size_t i = 0; i < kInputCount; ++i) {
     TensorId id = node.input(i);
     if (id == kNoTensor || g.tensor(id).dtype == DataType::Float32()) continue;
     node_error(node, "tensor '" + g.tensor(id).name + "' is " + g.tensor(id).dtype.str() +
-                         "; only float32 LSTMs are supported");
+                         " in a float32 LSTM (hybrid models, float activations with integer weights, are not "
+                         "supported; TFLite Micro has no hybrid LSTM either)");
+  }
+}
+
+void infer_lstm(Graph& g, Node& node) {
+  LstmGeometry s = lstm_geometry(g, node);
+  DataType type = g.tensor(node.inputs[kInput]).dtype;
+  if (type == DataType::Float32()) {
+    check_float_lstm(g, node);
+  } else if (type == DataType::Int(8) || type == DataType::Int(16)) {
+    check_integer_lstm(g, node);
+  } else {
+    node_error(node, "input '" + g.tensor(node.inputs[kInput]).name + "' is " + type.str() +
+                         "; supported: float32, int8 (8x8->16) and int16 (16x8->16)");
   }
   std::string act = node.attr_string("fused_activation", "NONE");
   if (act != "TANH" && act != "SIGMOID")
@@ -106,73 +142,47 @@ void infer_lstm(Graph& g, Node& node) {
   if (node.attr_float("proj_clip", 0.0) != 0.0) node_error(node, "proj_clip without a projection layer");
   std::vector<int64_t> shape = s.time_major ? std::vector<int64_t>{s.steps, s.batches, s.n_cell}
                                             : std::vector<int64_t>{s.batches, s.steps, s.n_cell};
-  tflite::set_declared_output(g, node, 0, DataType::Float32(), shape);
+  tflite::set_declared_output(g, node, 0, type, shape);
+}
+
+LoweredOp lower_float_lstm(const LowerContext& ctx) {
+  LstmGeometry s = lstm_geometry(ctx.graph, ctx.node);
+  KernelBuilder kb(ctx);
+  LstmBuffers p = lstm_buffers(kb);
+  bool sigmoid_cell_gate = ctx.node.attr_string("fused_activation", "NONE") == "SIGMOID";
+  float cell_clip = static_cast<float>(ctx.node.attr_float("cell_clip", 0.0));
+  Expr zero = ir::make_float(0.0);
+  const DataType f32 = DataType::Float32();
+
+  // 1. Each gate from x_t and the previous h.
+  auto gate = [&](const std::vector<Expr>& bt, Gate g, const Expr& cell, const StoreFn& store) {
+    auto input_term = [&](const Expr& i) { return ir::load(p.x, s.at_step(bt, i)) * ir::load(p.w[g], {cell, i}); };
+    auto recurrent_term = [&](const Expr& j) { return ir::load(p.h, {bt[0], j}) * ir::load(p.r[g], {cell, j}); };
+    return dot_product("input_fc", "i", zero, s.n_input, input_term, [&](const Expr& in) {
+      return dot_product("recurrent_fc", "j", zero, s.n_cell, recurrent_term, [&](const Expr& rec) {
+        Expr pre = (in + ir::load(p.bias[g], {cell})) + rec;
+        return store(g == kCellGate && !sigmoid_cell_gate ? ir::call("tanhf", {pre}, f32) : tflite::float_logistic(pre));
+      });
+    });
+  };
+  // 2. The new cell and hidden states, and the step's output.
+  auto update = [&](const std::vector<Expr>& bt, const Expr& cell, const Expr* gate_value) {
+    std::vector<Expr> state_at = {bt[0], cell};
+    Expr updated = gate_value[kForgetGate] * ir::load(p.c, state_at) + gate_value[kInputGate] * gate_value[kCellGate];
+    if (cell_clip > 0) updated = ir::max(ir::min(updated, ir::make_float(cell_clip)), ir::make_float(-cell_clip));
+    Expr hidden = ir::call("tanhf", {ir::load(p.c, state_at)}, f32) * gate_value[kOutputGate];
+    return ir::seq({ir::store(p.c, state_at, updated), ir::store(p.h, state_at, hidden),
+                    ir::store(p.y, s.at_step(bt, cell), ir::load(p.h, state_at))});
+  };
+  return kb.finish(lstm_steps(s, f32, gate, update));
 }
 
 LoweredOp lower_lstm(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  LstmGeometry s = lstm_geometry(g, node);
-  KernelBuilder kb(ctx);
-  ir::Buffer x = kb.input(kInput, "input");
-  ir::Buffer w[4], r[4], bias[4];
-  for (int gate = 0; gate < 4; ++gate) {
-    std::string name = kGateNames[gate];
-    w[gate] = kb.input(kInputWeights + gate, "input_to_" + name);
-    r[gate] = kb.input(kRecurrentWeights + gate, "recurrent_to_" + name);
-    bias[gate] = kb.input(kGateBias + gate, name + "_bias");
-  }
-  ir::Buffer h = kb.input(kHiddenState, "output_state"), c = kb.input(kCellState, "cell_state");
-  ir::Buffer y = kb.output(0, "output");
-  bool sigmoid_cell_gate = node.attr_string("fused_activation", "NONE") == "SIGMOID";
-  float cell_clip = static_cast<float>(node.attr_float("cell_clip", 0.0));
-  ir::Buffer gates = ir::make_buffer("gates", DataType::Float32(), {4, s.n_cell});
-  Expr zero = ir::make_float(0.0);
-
-  ir::Stmt body = ir::loop_nest({s.batches, s.steps}, {"b", "t"}, [&](const std::vector<Expr>& bt) {
-    auto at_step = [&](const Expr& last) {
-      return s.time_major ? std::vector<Expr>{bt[1], bt[0], last} : std::vector<Expr>{bt[0], bt[1], last};
-    };
-    // 1. The four gates from x_t and the previous h.
-    std::vector<ir::Stmt> steps;
-    for (int gate = 0; gate < 4; ++gate) {
-      steps.push_back(ir::loop_nest({s.n_cell}, {"cell"}, [&](const std::vector<Expr>& cell) {
-        return with_accumulator("input_fc", zero, [&](const Accumulator& in) {
-          ir::Var i = ir::make_var("i");
-          ir::Stmt input_sum = ir::for_loop(
-              i, 0, ir::make_int(s.n_input),
-              in.set(in.value() + ir::load(x, at_step(ir::var_expr(i))) * ir::load(w[gate], {cell[0], ir::var_expr(i)})));
-          return ir::seq({input_sum, with_accumulator("recurrent_fc", zero, [&](const Accumulator& rec) {
-                            ir::Var j = ir::make_var("j");
-                            ir::Stmt recurrent_sum = ir::for_loop(
-                                j, 0, ir::make_int(s.n_cell),
-                                rec.set(rec.value() + ir::load(h, {bt[0], ir::var_expr(j)}) *
-                                                          ir::load(r[gate], {cell[0], ir::var_expr(j)})));
-                            Expr pre = (in.value() + ir::load(bias[gate], {cell[0]})) + rec.value();
-                            Expr activated = gate == kCellGate && !sigmoid_cell_gate ? ir::call("tanhf", {pre}, DataType::Float32())
-                                                                                     : tflite::float_logistic(pre);
-                            return ir::seq({recurrent_sum, ir::store(gates, {gate, cell[0]}, activated)});
-                          })});
-        });
-      }));
-    }
-    // 2. The new cell and hidden states, and the step's output.
-    steps.push_back(ir::loop_nest({s.n_cell}, {"cell"}, [&](const std::vector<Expr>& cell) {
-      Expr gate_value[4];
-      for (int gate = 0; gate < 4; ++gate) gate_value[gate] = ir::load(gates, {gate, cell[0]});
-      std::vector<Expr> state_at = {bt[0], cell[0]};
-      Expr updated = gate_value[kForgetGate] * ir::load(c, state_at) + gate_value[kInputGate] * gate_value[kCellGate];
-      if (cell_clip > 0) updated = ir::max(ir::min(updated, ir::make_float(cell_clip)), ir::make_float(-cell_clip));
-      Expr hidden = ir::call("tanhf", {ir::load(c, state_at)}, DataType::Float32()) * gate_value[kOutputGate];
-      return ir::seq({ir::store(c, state_at, updated), ir::store(h, state_at, hidden),
-                      ir::store(y, at_step(cell[0]), ir::load(h, state_at))});
-    }));
-    return ir::allocate(gates, ir::seq(steps));
-  });
-  return kb.finish(body);
+  if (ctx.graph.tensor(ctx.node.inputs[kInput]).dtype == DataType::Float32()) return lower_float_lstm(ctx);
+  return lower_integer_lstm(ctx);
 }
 
 AOTC_REGISTER_OP("tfl.UNIDIRECTIONAL_SEQUENCE_LSTM", kernel_op(infer_lstm, lower_lstm));
 
 }  // namespace
-}  // namespace aotc
+}  // namespace aotc::tflite_lstm

@@ -27,6 +27,7 @@ namespace aotc {
 namespace {
 
 using ir::Expr;
+using tflite::float_scale;
 
 enum SvdfInput { kInput = 0, kWeightsFeature = 1, kWeightsTime = 2, kBias = 3, kState = 4 };
 
@@ -82,8 +83,6 @@ void require_dtype(const Graph& g, const Node& node, TensorId id, std::initializ
 struct SvdfScaling {
   QuantizedMultiplier feature_to_state, time_to_output;
 };
-
-float float_scale(const Graph& g, TensorId id) { return static_cast<float>(tflite::scale_of(g, id)); }
 
 SvdfScaling svdf_scaling(const Graph& g, const Node& node) {
   float in = float_scale(g, node.inputs[kInput]), wf = float_scale(g, node.inputs[kWeightsFeature]);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -72,6 +73,18 @@ inline std::string read_bytes(const std::string& path) {
   return ss.str();
 }
 
+// A vector's elements as raw bytes (little-endian on the test machines), and back.
+template <typename T>
+std::string bytes_of(const std::vector<T>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+template <typename T>
+std::vector<T> values_of(const std::string& bytes) {
+  std::vector<T> v(bytes.size() / sizeof(T));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
+  return v;
+}
+
 inline std::vector<float> read_floats(const std::string& path) {
   std::string b = read_bytes(path);
   std::vector<float> v(b.size() / 4);
@@ -107,6 +120,34 @@ inline int cross_compile_strict_c99(const std::string& cflags_file, const std::s
                                     const std::string& object, std::string* log) {
   return run_process({"arm-none-eabi-gcc", "@" + cflags_file, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c",
                       c_file, "-I" + include_dir, "-o", object},
+                     log);
+}
+
+// The full path of `program` on the PATH, or "" if there is none.
+inline std::string find_program(const std::string& program) {
+  std::string path;
+  if (run_process({"sh", "-c", "command -v " + program}, &path) != 0) return "";
+  while (!path.empty() && std::isspace(static_cast<unsigned char>(path.back()))) path.pop_back();
+  return path;
+}
+
+// The newlib that arm-none-eabi-gcc builds with (the sysroot beside it, as
+// cmake/toolchains/arm-none-eabi-common.cmake finds it): where clang finds <string.h> and
+// <math.h> for a bare-metal Arm compile. "" when it is not installed.
+inline std::string arm_newlib_sysroot() {
+  std::string gcc = find_program("arm-none-eabi-gcc");
+  if (gcc.empty()) return "";
+  std::filesystem::path sysroot = std::filesystem::path(gcc).parent_path() / ".." / "lib" / "arm-none-eabi";
+  if (!std::filesystem::exists(sysroot / "include" / "string.h")) return "";
+  return std::filesystem::canonical(sysroot).string();
+}
+
+// The same with clang for `triple` (thumbv7em-none-eabi, ...), the target's flags from
+// `cflags_file` and arm-none-eabi-gcc's newlib headers.
+inline int clang_cross_compile_strict_c99(const std::string& triple, const std::string& cflags_file, const std::string& c_file,
+                                          const std::string& include_dir, const std::string& object, std::string* log) {
+  return run_process({"clang", "--target=" + triple, "--sysroot=" + arm_newlib_sysroot(), "@" + cflags_file, "-std=c99",
+                      "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", c_file, "-I" + include_dir, "-o", object},
                      log);
 }
 

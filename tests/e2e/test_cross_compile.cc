@@ -17,14 +17,6 @@ namespace fs = std::filesystem;
 
 const char* const kWarnings[] = {"-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"};
 
-// The full path of `program` on the PATH, or "" if there is none.
-std::string find_program(const std::string& program) {
-  std::string path;
-  if (run_process({"sh", "-c", "command -v " + program}, &path) != 0) return "";
-  while (!path.empty() && std::isspace(static_cast<unsigned char>(path.back()))) path.pop_back();
-  return path;
-}
-
 // Where the C library headers a bare-metal compile needs (<string.h>, <math.h>) come from:
 // newlib, as cmake/toolchains/arm-none-eabi-common.cmake finds it for Arm (the sysroot
 // beside arm-none-eabi-gcc), and Debian's target-independent newlib headers
@@ -32,11 +24,9 @@ std::string find_program(const std::string& program) {
 std::vector<std::string> libc_header_flags(const Target& target) {
   if (target.triple.empty()) return {};  // the host's own headers
   if (target.triple.rfind("thumb", 0) == 0) {
-    std::string gcc = find_program("arm-none-eabi-gcc");
-    if (gcc.empty()) return {};
-    fs::path sysroot = fs::path(gcc).parent_path() / ".." / "lib" / "arm-none-eabi";
-    if (!fs::exists(sysroot / "include" / "string.h")) return {};
-    return {"--sysroot=" + fs::canonical(sysroot).string()};
+    std::string sysroot = arm_newlib_sysroot();
+    if (sysroot.empty()) return {};
+    return {"--sysroot=" + sysroot};
   }
   if (fs::exists("/usr/include/newlib/string.h")) return {"-nostdlibinc", "-isystem", "/usr/include/newlib"};
   return {};

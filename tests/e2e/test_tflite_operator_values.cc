@@ -3,8 +3,8 @@
 // generated C built with -std=c99 -Wall -Wextra -Werror -pedantic) and every output element
 // must equal what TensorFlow Lite Micro's reference kernels compute. That oracle is written
 // out here, independently of aotc, step for step from TFLM's sources: the Prepare functions
-// (logistic_common.cc, tanh.cc, elementwise.cc, prelu_common.cc, squared_difference.cc) for
-// the multipliers, and reference_integer_ops / reference_ops for the arithmetic, with the
+// (logistic_common.cc, tanh.cc, elementwise.cc, prelu_common.cc, squared_difference.cc,
+// activations_common.cc, leaky_relu_common.cc) for the multipliers, and reference_integer_ops / reference_ops for the arithmetic, with the
 // fixed-point primitives of TFLite's common.h and gemmlowp's fixedpoint.h. The inputs cover
 // every int8 value (every pair for binary operators), every int16 value for the int16
 // activations, zero points at both ends of the type, and saturating outputs.
@@ -19,33 +19,16 @@
 
 #include "tests/e2e/e2e_util.h"
 #include "tests/tflite_model_builder.h"
+#include "tests/tflite_reference.h"
 
 namespace aotc::e2e {
 namespace {
 
-using test::TfliteModelBuilder;
+using namespace test;  // TfliteModelBuilder and TFLite's fixed point (tflite_reference.h)
 using FBB = flatbuffers::FlatBufferBuilder;
 using namespace test::tensor_types;
 
 // ---------------------------------------------------------------- running a model
-
-template <typename T>
-std::string bytes_of(const std::vector<T>& v) {
-  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
-template <typename T>
-std::vector<T> values_of(const std::string& bytes) {
-  std::vector<T> v(bytes.size() / sizeof(T));
-  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
-  return v;
-}
-
-void write_model(const TfliteModelBuilder& model, const std::string& path) {
-  std::vector<uint8_t> bytes = model.build();
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
 
 // Compiles and runs `model` on `inputs` (raw little-endian bytes, in model order) with
 // strict C flags; returns each output's bytes. *failure, if given, receives a failed run
@@ -54,7 +37,7 @@ std::vector<std::string> run_model(const TfliteModelBuilder& model, const std::v
                                    size_t output_count, Result* failure = nullptr) {
   TempDir dir("aotc-tflite-values");
   std::string path = dir.path() + "/model.tflite";
-  write_model(model, path);
+  model.write(path);
   std::string input_list, output_list;
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::string file = dir.path() + "/in" + std::to_string(i) + ".bin";
@@ -95,44 +78,7 @@ TfliteModelBuilder unary_model(tfl::BuiltinOperator code, tfl::TensorType type, 
 }
 
 // ---------------------------------------------------------------- TFLite's fixed point
-
-// gemmlowp's SaturatingRoundingDoublingHighMul.
-int32_t srdhm(int32_t a, int32_t b) {
-  if (a == b && a == std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::max();
-  int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
-  int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-  return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
-}
-
-// gemmlowp's RoundingDivideByPOT.
-int32_t rdbpot(int32_t x, int exponent) {
-  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
-// TFLite's MultiplyByQuantizedMultiplier (the default, double-rounding one).
-int32_t mbqm(int32_t x, int32_t multiplier, int shift) {
-  int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-  return rdbpot(srdhm(static_cast<int32_t>(static_cast<uint32_t>(x) << left), multiplier), right);
-}
-
-// TFLite's QuantizeMultiplier.
-struct Multiplier {
-  int32_t multiplier = 0;
-  int shift = 0;
-};
-Multiplier quantize(double real) {
-  Multiplier m;
-  if (real == 0) return m;
-  double q = std::frexp(real, &m.shift);
-  int64_t fixed = static_cast<int64_t>(std::round(q * static_cast<double>(int64_t{1} << 31)));
-  if (fixed == (int64_t{1} << 31)) fixed /= 2, ++m.shift;
-  if (m.shift < -31) m.shift = 0, fixed = 0;
-  m.multiplier = static_cast<int32_t>(fixed);
-  return m;
-}
+// (the rest is in tests/tflite_reference.h)
 
 // gemmlowp's SaturatingRoundingMultiplyByPOT for a positive exponent.
 int32_t saturating_shift_left(int32_t x, int exponent) {
@@ -171,47 +117,11 @@ Multiplier inv_sqrt(int32_t input) {
   return {x, -shift};
 }
 
-int32_t clamp_to(int32_t v, int32_t lo, int32_t hi) { return std::min(hi, std::max(lo, v)); }
-
-template <typename T>
-T saturate(int32_t v) {
-  return static_cast<T>(clamp_to(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
-}
-
 // ---------------------------------------------------------------- int16 LOGISTIC and TANH
-
-// TFLite's sigmoid_table_uint16 (tensorflow/lite/kernels/internal/common.h): sigmoid(i / 24)
-// in steps of 2^-16, as TFLite has it (its entries are within 1.11 steps of the real value,
-// not rounded to nearest, so they are copied rather than computed).
-const uint16_t kSigmoidTable[256] = {
-    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794, 41432, 42064, 42688,
-    43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409,
-    51865, 52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
-    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110,
-    61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186,
-    63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
-    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900,
-    64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208,
-    65221, 65234, 65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
-    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433, 65438, 65442, 65445, 65449,
-    65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491,
-    65493, 65495, 65497, 65498, 65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
-    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
-    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530,
-    65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
-    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
 
 // Catches a mistyped entry.
 TEST(TfliteSigmoidTable, IsSigmoidOfIOver24) {
   for (int i = 0; i < 256; ++i) EXPECT_LE(std::fabs(kSigmoidTable[i] - 65536 / (1 + std::exp(-i / 24.0))), 1.2) << i;
-}
-
-// TFLite's CheckedLog2.
-bool checked_log2(float x, int* log2) {
-  const float x_log2 = std::log(x) * (1.0f / std::log(2.0f));
-  const float rounded = std::round(x_log2);
-  *log2 = static_cast<int>(rounded);
-  return std::abs(x_log2 - rounded) < 1e-3f;
 }
 
 // The int16 part of CalculateArithmeticOpDataLogistic and of TANH's CalculateArithmeticOpData.
@@ -230,40 +140,6 @@ Multiplier int16_lut_prepare(float input_scale, bool tanh) {
   }
   m.multiplier = static_cast<int32_t>(multiplier);
   return m;
-}
-
-// reference_integer_ops::Logistic and Tanh on int16, one element.
-int16_t int16_logistic_or_tanh(int16_t x, Multiplier m, bool tanh) {
-  int32_t multiplier = m.multiplier, shift = m.shift;
-  if (multiplier == 0) {  // power of two case
-    multiplier = 3 << shift;
-    shift = 0;
-  }
-  int32_t round = shift > 0 ? 1 << (shift - 1) : 0;
-  int32_t input = (x * multiplier + round) >> shift;
-  uint32_t abs_input = static_cast<uint32_t>(std::abs(input));
-  if (!tanh) {
-    uint32_t uh = abs_input >> 9, result;
-    if (uh >= 255) {
-      result = 0x7FFF << 10;
-    } else {
-      uint32_t ua = kSigmoidTable[uh], ub = kSigmoidTable[uh + 1], ut = abs_input & 0x1ff;
-      result = (ua << 9) + ut * (ub - ua);
-    }
-    result = input >= 0 ? (result + (1 << 9)) : ((1 << (16 + 9)) - result + (1 << 9) - 1);
-    return static_cast<int16_t>(result >> 10);
-  }
-  uint32_t uh = abs_input >> 8;
-  int32_t result;
-  if (uh >= 255) {
-    result = 0xFFFF << 8;
-  } else {
-    uint32_t ua = kSigmoidTable[uh], ub = kSigmoidTable[uh + 1];
-    uint8_t ut = abs_input & 0xFF;
-    result = static_cast<int32_t>((ua << 8) + ut * (ub - ua));
-  }
-  result = input >= 0 ? (result - (1 << (14 + 9)) + (1 << (9 - 2))) : (-result + (1 << (14 + 9)) + (1 << (9 - 2)) - 1);
-  return static_cast<int16_t>(result >> (9 - 1));
 }
 
 // Every int16 input, for input scales that take each path of Prepare: 2^-12 (the power of
@@ -299,7 +175,7 @@ TEST(TfliteInt16Activations, LogisticAndTanhRejectWhatTfliteMicroRejects) {
   TempDir dir("aotc-tflite-values");
   auto expect_error = [&](const TfliteModelBuilder& model, const std::string& message) {
     std::string path = dir.path() + "/model.tflite";
-    write_model(model, path);
+    model.write(path);
     Result r = run({"compile", path, "-o", dir.path() + "/out"});
     EXPECT_NE(r.status, 0);
     EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
@@ -418,6 +294,99 @@ TEST(TflitePrelu, Int8AndInt16MatchTfliteMicro) {
   check_prelu<int8_t>(kI8, 0.1f, 127, 0.004f, -128, 0.02f, -128);
   check_prelu<int16_t>(kI16, 0.001f, 0, 0.01f, -128, 0.0007f, 0);
   check_prelu<int16_t>(kI16, 0.0002f, 300, 0.02f, 127, 0.001f, -40);
+}
+
+// ---------------------------------------------------------------- RELU, RELU6, LEAKY_RELU (int16)
+
+// One output element of a unary int16 operator for every int16 input, through the C.
+std::vector<int16_t> run_every_int16(tfl::BuiltinOperator code, float sx, float sy, tfl::BuiltinOptions options_type = tfl::BuiltinOptions_NONE,
+                                     TfliteModelBuilder::OptionsFn options = nullptr) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kI16, {256, 256}, sx, 0);
+  int32_t y = b.output("y", kI16, {256, 256}, sy, 0);
+  b.op(code, {x}, {y}, options_type, std::move(options));
+  std::vector<std::string> got = run_model(b, {bytes_of(every_value<int16_t>())}, 1);
+  return got.empty() ? std::vector<int16_t>{} : values_of<int16_t>(got[0]);
+}
+
+// ReluQuantized<int16_t> with CalculateReluOpData (activations_common.cc): x requantized by
+// input / output scale (zero points 0, as TFLite Micro's int16 RELU requires), clamped to
+// [output zero point, int16 max].
+TEST(TfliteQuantizedRelu, Int16ReluRequantizesAndClampsAtZero) {
+  for (auto [sx, sy] : std::vector<std::pair<float, float>>{{0.0009f, 0.0011f}, {0.002f, 0.0005f}}) {
+    std::vector<int16_t> y = run_every_int16(tfl::BuiltinOperator_RELU, sx, sy);
+    ASSERT_EQ(y.size(), 65536u);
+    Multiplier m = quantize(static_cast<double>(sx) / static_cast<double>(sy));
+    for (int32_t x = -32768; x <= 32767; ++x)
+      ASSERT_EQ(y[static_cast<size_t>(x + 32768)], clamp_to(mbqm(x, m.multiplier, m.shift), 0, 32767)) << "x = " << x;
+  }
+}
+
+// Relu6Quantized<int16_t>: the raw value clamped to [zero point, FloatToQuantizedType(6)].
+TEST(TfliteQuantizedRelu, Int16Relu6ClampsTheRawValue) {
+  for (float scale : {0.0003f, 0.0001f}) {  // six = 20000, and beyond int16 (saturated to 32767)
+    std::vector<int16_t> y = run_every_int16(tfl::BuiltinOperator_RELU6, scale, scale);
+    ASSERT_EQ(y.size(), 65536u);
+    int32_t six = clamp_to(static_cast<int32_t>(std::round(6.0f / scale)), -32768, 32767);
+    for (int32_t x = -32768; x <= 32767; ++x) ASSERT_EQ(y[static_cast<size_t>(x + 32768)], clamp_to(x, 0, six)) << "x = " << x;
+  }
+}
+
+// The same on int8 where a bound is the type's end (the zero point at -128, six beyond 127),
+// which the C must not compare against (-Wtype-limits under -Werror).
+TEST(TfliteQuantizedRelu, Int8Relu6WithBoundsAtTheTypesEnds) {
+  for (auto [scale, zero_point] : std::vector<std::pair<float, int32_t>>{{0.03f, -128}, {0.03f, -7}}) {
+    std::vector<int8_t> x = every_value<int8_t>();
+    std::vector<std::string> got =
+        run_model(unary_model(tfl::BuiltinOperator_RELU6, kI8, {256}, scale, zero_point, scale, zero_point), {bytes_of(x)}, 1);
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<int8_t> y = values_of<int8_t>(got[0]);
+    int32_t six = clamp_to(static_cast<int32_t>(std::round(6.0f / scale)) + zero_point, -128, 127);
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y[i], clamp_to(x[i], zero_point, six)) << "x = " << int{x[i]};
+  }
+}
+
+// QuantizeLeakyRelu<int16_t> with CalculateOpDataLeakyRelu (both ratios formed in float).
+TEST(TfliteQuantizedRelu, Int16LeakyReluFollowsTfliteMicro) {
+  const float sx = 0.0009f, sy = 0.0007f, alpha = 0.3f;
+  std::vector<int16_t> y = run_every_int16(tfl::BuiltinOperator_LEAKY_RELU, sx, sy, tfl::BuiltinOptions_LeakyReluOptions,
+                                           [=](FBB& f) { return tfl::CreateLeakyReluOptions(f, alpha).Union(); });
+  ASSERT_EQ(y.size(), 65536u);
+  Multiplier identity = quantize(static_cast<double>(sx / sy)), negative = quantize(static_cast<double>(sx * alpha / sy));
+  for (int32_t x = -32768; x <= 32767; ++x) {
+    Multiplier m = x >= 0 ? identity : negative;
+    ASSERT_EQ(y[static_cast<size_t>(x + 32768)], saturate<int16_t>(mbqm(x, m.multiplier, m.shift))) << "x = " << x;
+  }
+}
+
+// MINIMUM and MAXIMUM (maximum_minimum.cc) compare raw values: every int8 or int16 value
+// against a row broadcast over it.
+template <typename T>
+void check_min_max(tfl::TensorType type) {
+  std::vector<T> x = every_value<T>();
+  const int32_t width = sizeof(T) == 1 ? 16 : 256, rows = static_cast<int32_t>(x.size()) / width;
+  std::vector<T> row(static_cast<size_t>(width));
+  for (size_t i = 0; i < row.size(); ++i)
+    row[i] = static_cast<T>(std::numeric_limits<T>::min() + (sizeof(T) == 1 ? 17 : 257) * static_cast<int32_t>(i));
+  for (bool maximum : {false, true}) {
+    TfliteModelBuilder b;
+    int32_t a = b.input("a", type, {rows, width}, 0.001f, 0), c = b.input("c", type, {width}, 0.001f, 0);
+    int32_t y = b.output("y", type, {rows, width}, 0.001f, 0);
+    b.op(maximum ? tfl::BuiltinOperator_MAXIMUM : tfl::BuiltinOperator_MINIMUM, {a, c}, {y});
+    std::vector<std::string> got = run_model(b, {bytes_of(x), bytes_of(row)}, 1);
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<T> v = values_of<T>(got[0]);
+    ASSERT_EQ(v.size(), x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      T other = row[i % row.size()];
+      ASSERT_EQ(v[i], maximum ? std::max(x[i], other) : std::min(x[i], other)) << i;
+    }
+  }
+}
+
+TEST(TfliteQuantizedMinMax, Int8AndInt16CompareTheRawValues) {
+  check_min_max<int8_t>(kI8);
+  check_min_max<int16_t>(kI16);
 }
 
 // ---------------------------------------------------------------- ABS, RSQRT
@@ -670,7 +639,7 @@ std::vector<T> run_folded(tfl::TensorType type, std::vector<int32_t> shape, floa
   b.op(tfl::BuiltinOperator_MAXIMUM, {t, z}, {y});
   // Only the MAXIMUM is left after fold_constants.
   TempDir dir("aotc-tflite-values");
-  write_model(b, dir.path() + "/model.tflite");
+  b.write(dir.path() + "/model.tflite");
   Result ir = run({"compile", dir.path() + "/model.tflite", "-o", dir.path() + "/out", "--print-after", "fold_constants"});
   EXPECT_EQ(ir.status, 0) << ir.output;
   size_t kernels = 0;

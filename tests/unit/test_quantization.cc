@@ -108,6 +108,36 @@ TEST(Requantize, RightShiftFormEqualsTflitesTwoStepsOnItsDomain) {
         ASSERT_EQ(aotc_requantize_right(x, m, e), aotc_mul_by_quantized_multiplier(x, m, -e)) << x << " " << m << " " << e;
 }
 
+// aotc_requantize_s8 (the zero point inside the last rounding, saturated) against TFLite's
+// two steps plus the zero point, clamped to int8: over the domain the compiler gives it
+// (multipliers in (2^30, 2^31), right shifts 2..24, offsets below 2^30), any x.
+TEST(Requantize, SaturatingInt8FormEqualsTflitesStepsPlusZeroPoint) {
+  auto expected = [](int32_t x, int32_t m, int e, int32_t zero_point) {
+    int32_t y = aotc_mul_by_quantized_multiplier(x, m, -e) + zero_point;
+    return std::min(127, std::max(-128, y));
+  };
+  auto got = [](int32_t x, int32_t m, int e, int32_t zero_point) {
+    int32_t offset = (1 << (e - 2)) + zero_point * (1 << (e - 1));
+    return aotc_requantize_s8(x, m, offset, e - 1);
+  };
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax), multiplier((1 << 30) + 1, kMax), zero(-128, 127);
+  std::uniform_int_distribution<int> right(2, 24);
+  for (int i = 0; i < 300000; ++i) {
+    int32_t x = any(rng), m = multiplier(rng), zp = zero(rng);
+    int e = right(rng);
+    ASSERT_EQ(got(x, m, e, zp), expected(x, m, e, zp)) << x << " " << m << " " << e << " " << zp;
+    // Sums near the int8 range after scaling, where saturation and ties decide.
+    int32_t near = static_cast<int32_t>((static_cast<int64_t>(x) >> 20) << (e > 8 ? 8 : e - 1));
+    ASSERT_EQ(got(near, m, e, zp), expected(near, m, e, zp)) << near << " " << m << " " << e << " " << zp;
+  }
+  for (int32_t x : {kMin, kMin + 1, -65536, -3, -2, -1, 0, 1, 2, 3, 65536, kMax - 1, kMax})
+    for (int32_t m : {(1 << 30) + 1, 1518500250, kMax})
+      for (int e = 2; e <= 22; ++e)
+        for (int32_t zp : {-128, -1, 0, 5, 127})
+          ASSERT_EQ(got(x, m, e, zp), expected(x, m, e, zp)) << x << " " << m << " " << e << " " << zp;
+}
+
 TEST(Requantize, MultiplierWithNegativeAndPositiveShifts) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int32_t> acc(-(1 << 20), 1 << 20);

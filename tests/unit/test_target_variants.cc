@@ -101,10 +101,11 @@ TEST_P(FullyConnectedInt8, DspTargetsCallTheDotProduct) {
   std::string dsp = fc(with_features({"dsp"}), x, w, bias).printed_ir();
   std::string mve = fc(with_features({"dsp", "mve"}), x, w, bias).printed_ir();
   std::string plain = fc(with_features({}), x, w, bias).printed_ir();
-  EXPECT_EQ(dsp.find("aotc_dot_s8_1x4(") != std::string::npos, c.constant_weights) << dsp;
+  // aotc_dot_s8_1x4, or its aligned form for an input in a planned tensor.
+  EXPECT_EQ(dsp.find("aotc_dot_s8_1x4") != std::string::npos, c.constant_weights) << dsp;
   EXPECT_EQ(mve.find("aotc_mve_conv_s8(") != std::string::npos, c.constant_weights) << mve;
-  EXPECT_EQ(mve.find("aotc_dot_s8_1x4("), std::string::npos) << mve;
-  EXPECT_EQ(plain.find("aotc_dot_s8_1x4("), std::string::npos) << plain;
+  EXPECT_EQ(mve.find("aotc_dot_s8_1x4"), std::string::npos) << mve;
+  EXPECT_EQ(plain.find("aotc_dot_s8_1x4"), std::string::npos) << plain;
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FullyConnectedInt8,
@@ -214,8 +215,10 @@ TEST_P(ConvolutionInt8, DspTargetsTakeTheSpecializedKernel) {
   std::vector<int32_t> bias(static_cast<size_t>(c.out_channels), 0);
   std::string dsp = conv(with_features({"dsp"}), x, w, bias).printed_ir();
   std::string plain = conv(with_features({}), x, w, bias).printed_ir();
-  // The depthwise kernel reads the channel's weights into locals first.
-  const char* marker = c.depthwise ? "let w0 = " : "aotc_dot_s8_2x2(";
+  // Depthwise kernels three wide sum rows of three taps from a plane (aotc_dw3_s8), other
+  // depthwise kernels read the channel's weights into locals first; convolutions call the
+  // runtime's register blocks (aotc_dot_s8_2x2, aotc_dot_s16_2x2 and their variants).
+  const char* marker = !c.depthwise ? "aotc_dot_s" : c.kernel_w == 3 ? "aotc_dw3_s8(" : "let w0 = ";
   EXPECT_NE(dsp.find(marker), std::string::npos) << dsp;
   EXPECT_EQ(plain.find(marker), std::string::npos) << plain;
   // Helium: the vector kernels, over a band of zero-point-padded rows unless pointwise.
@@ -238,10 +241,18 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{6, 5, 16, 6, 3, 3, 1, "SAME", false, "RELU"},    // runs of 48: rows from the band
                       ConvCase{7, 7, 32, 9, 1, 1, 2, "SAME", false, "NONE"},    // pointwise, stride 2
                       ConvCase{5, 6, 4, 5, 2, 2, 2, "SAME", false, "NONE"},     // even kernel, stride 2
+                      ConvCase{3, 5, 6, 4, 1, 1, 1, "VALID", false, "RELU"},    // pointwise, a partial group of channels
+                      ConvCase{7, 8, 8, 6, 1, 1, 2, "SAME", false, "NONE"},     // pointwise, stride 2
+                      ConvCase{5, 7, 8, 6, 3, 3, 1, "SAME", false, "RELU"},     // odd output width: a last pixel alone
+                      ConvCase{6, 8, 16, 4, 3, 3, 1, "SAME", false, "NONE"},    // rows of 48 values
                       ConvCase{6, 5, 8, 8, 3, 3, 1, "SAME", true, "RELU"},      // depthwise
                       ConvCase{7, 6, 5, 5, 3, 3, 2, "SAME", true, "NONE"},      // depthwise stride 2
                       ConvCase{2, 2, 3, 3, 3, 3, 1, "SAME", true, "NONE"},      // every window at an edge
                       ConvCase{6, 6, 4, 4, 3, 3, 1, "VALID", true, "NONE"},     // no edges
+                      ConvCase{5, 7, 6, 6, 3, 3, 1, "SAME", true, "RELU"},      // a row's last three outputs
+                      ConvCase{8, 8, 4, 4, 3, 3, 2, "SAME", true, "NONE"},      // stride 2, padding only at the end
+                      ConvCase{4, 6, 4, 4, 1, 3, 1, "SAME", true, "NONE"},      // one kernel row
+                      ConvCase{7, 7, 4, 4, 5, 5, 1, "SAME", true, "RELU"},      // five wide: the unrolled kernel
                       ConvCase{9, 7, 20, 20, 3, 3, 1, "SAME", true, "RELU"},    // 20 channels: five vectors
                       ConvCase{8, 9, 6, 6, 5, 5, 2, "SAME", true, "NONE"}),     // 5x5, stride 2
     [](const ::testing::TestParamInfo<ConvCase>& info) {

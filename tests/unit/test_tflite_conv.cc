@@ -270,6 +270,45 @@ TEST(Tflite16x8, DepthwiseAndTransposeConvWithInt64Bias) {
   });
 }
 
+// Dilation on the 16x8 scheme too: CONV_2D (SAME, dilation 2) and DEPTHWISE_CONV_2D
+// (VALID, dilation 2), int64 sums and biases.
+TEST(Tflite16x8, DilatedConv2dAndDepthwise) {
+  Quant qx{0.0005f, 0}, qf{0.008f, 0}, qy{0.004f, 0};
+  const int64_t h = 7, w = 6, cin = 2, cout = 3, k = 3, dil = 2;
+  std::vector<int16_t> x = random_ints<int16_t>(static_cast<size_t>(h * w * cin), -32768, 32767, 21);
+  std::vector<int8_t> f = random_ints<int8_t>(static_cast<size_t>(cout * k * k * cin), -127, 127, 22);
+  std::vector<int64_t> bias = {5000, -7000, 90000};
+  QuantizedMultiplier m = quantize_multiplier(static_cast<double>(qx.scale) * static_cast<double>(qf.scale) /
+                                              static_cast<double>(qy.scale));
+  OneNode conv("tfl.CONV_2D");
+  conv.input({1, h, w, cin}, x, qx).constant({cout, k, k, cin}, f, qf).constant({cout}, bias);
+  conv.attr("padding", std::string("SAME")).attr("dilation_h", dil).attr("dilation_w", dil);
+  conv.output(DataType::Int(16), {1, h, w, cout}, qy);
+  std::vector<int16_t> got = conv.run<int16_t>();
+  int64_t ph = same_pad(h, h, k, 1, dil), pw = same_pad(w, w, k, 1, dil);
+  for_each_index({h, w, cout}, [&](const Index& o, size_t flat) {
+    int64_t acc = conv2d_sum<int64_t>({h, w, cin, k, 1, ph, pw, dil}, x, f, o);
+    EXPECT_EQ(got[flat], clamp16(mbqm64(acc + bias[static_cast<size_t>(o[2])], m))) << flat;
+  });
+
+  const int64_t c = 2, ddil = 2, oh = h - (k - 1) * ddil, ow = w - (k - 1) * ddil;
+  std::vector<int8_t> df = random_ints<int8_t>(static_cast<size_t>(k * k * c), -127, 127, 23);
+  OneNode dw("tfl.DEPTHWISE_CONV_2D");
+  dw.input({1, h, w, c}, x, qx).constant({1, k, k, c}, df, qf).constant({c}, std::vector<int64_t>{-300, 400});
+  dw.attr("padding", std::string("VALID")).attr("dilation_h", ddil).attr("dilation_w", ddil).attr("depth_multiplier", int64_t{1});
+  dw.output(DataType::Int(16), {1, oh, ow, c}, qy);
+  std::vector<int16_t> dgot = dw.run<int16_t>();
+  const int64_t dbias[] = {-300, 400};
+  for_each_index({oh, ow, c}, [&](const Index& o, size_t flat) {
+    int64_t acc = 0;
+    for (int64_t ky = 0; ky < k; ++ky)
+      for (int64_t kx = 0; kx < k; ++kx)
+        acc += int64_t{x[static_cast<size_t>(((o[0] + ky * ddil) * w + o[1] + kx * ddil) * c + o[2])]} *
+               df[static_cast<size_t>((ky * k + kx) * c + o[2])];
+    EXPECT_EQ(dgot[flat], clamp16(mbqm64(acc + dbias[o[2]], m))) << flat;
+  });
+}
+
 TEST(Tflite16x8, RejectsANonZeroZeroPoint) {
   OneNode n("tfl.FULLY_CONNECTED");
   n.input({1, 2}, std::vector<int16_t>{1, 2}, {0.1f, 3}).constant({1, 2}, std::vector<int8_t>{1, 1}, {0.1f, 0});

@@ -1,6 +1,7 @@
 // TFLite TRANSPOSE, CONCATENATION, PAD, PADV2, SPLIT, SPLIT_V, SLICE, GATHER, STRIDED_SLICE,
 // PACK, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, SQUEEZE and EXPAND_DIMS
-// (lowering/ops/tflite_data_movement.cc, tflite_misc.cc), in the IR interpreter.
+// (lowering/ops/tflite_data_movement.cc, tflite_misc.cc), in the IR interpreter; those
+// TFLite Micro also runs on int16 on both int8 and int16 at the end.
 //
 // Expectations are plain loops over TFLite's definitions (reference_ops) or, for
 // STRIDED_SLICE's masks, results worked out by hand from TensorFlow's documented rules.
@@ -303,6 +304,137 @@ TEST(TfliteViews, SqueezeAndExpandDimsAreViews) {
   EXPECT_EQ(expand.infer(), (Shape{3, 2, 1}));
   EXPECT_TRUE(find_op("tfl.SQUEEZE")->is_view);
   EXPECT_TRUE(find_op("tfl.EXPAND_DIMS")->is_view);
+}
+
+// ---------------------------------------------------------------- int8 and int16
+
+// TFLite Micro moves int16 tensors through TRANSPOSE, CONCATENATION, PAD, PADV2, SPLIT,
+// SPLIT_V, SLICE, STRIDED_SLICE and UNPACK as it moves int8 ones (copies, no
+// requantization; PAD fills int16 with 0, its zero point), and SQUEEZE and EXPAND_DIMS
+// only reshape. Each again on both types, the int16 values beyond int8's range so that a
+// copy one byte wide would show, against loops over TFLite's definitions.
+template <typename T>
+class TfliteQuantizedDataMovement : public ::testing::Test {
+ protected:
+  static DataType type() { return dtype_of<T>(); }
+  // int16 tensors are symmetric in TFLite's 16x8 scheme.
+  static Quant quant() { return sizeof(T) == 1 ? kQ : Quant{0.002f, 0}; }
+  // n distinct values: -60, -59, ... for int8; -30000 in steps of 997 for int16.
+  static std::vector<T> values(size_t n) {
+    std::vector<T> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(sizeof(T) == 1 ? -60 + static_cast<int>(i) : -30000 + 997 * static_cast<int>(i));
+    return v;
+  }
+};
+using QuantizedTypes = ::testing::Types<int8_t, int16_t>;
+struct TypeNames {
+  template <typename T>
+  static std::string GetName(int) {
+    return sizeof(T) == 1 ? "int8" : "int16";
+  }
+};
+TYPED_TEST_SUITE(TfliteQuantizedDataMovement, QuantizedTypes, TypeNames);
+
+TYPED_TEST(TfliteQuantizedDataMovement, TransposeAndConcatenation) {
+  using T = TypeParam;
+  std::vector<T> x = this->values(24);
+  OneNode t("tfl.TRANSPOSE");
+  t.input({2, 3, 4}, x, this->quant());
+  t.constant<int32_t>({1, 2, 0}).output(this->type(), {3, 4, 2}, this->quant());
+  std::vector<T> got = t.template run<T>();
+  for_each_index({3, 4, 2}, [&](const Index& o, size_t flat) {
+    EXPECT_EQ(got[flat], x[static_cast<size_t>((o[2] * 3 + o[0]) * 4 + o[1])]) << flat;
+  });
+
+  std::vector<T> a = this->values(4), b = this->values(10);
+  OneNode c("tfl.CONCATENATION");
+  c.input({2, 2}, a, this->quant()).input({2, 5}, b, this->quant());
+  c.attr("axis", int64_t{1}).output(this->type(), {2, 7}, this->quant());
+  got = c.template run<T>();
+  for (int r = 0; r < 2; ++r)
+    for (int j = 0; j < 7; ++j) EXPECT_EQ(got[r * 7 + j], j < 2 ? a[r * 2 + j] : b[r * 5 + j - 2]) << r << ", " << j;
+}
+
+TYPED_TEST(TfliteQuantizedDataMovement, PadFillsWithTheZeroPointAndPadV2WithItsConstant) {
+  using T = TypeParam;
+  std::vector<T> x = this->values(12);
+  std::vector<int32_t> paddings = {1, 0, 0, 2, 2, 1};
+  OneNode pad("tfl.PAD");
+  pad.input({2, 3, 2}, x, this->quant());
+  pad.constant<int32_t>({3, 2}, paddings).output(this->type(), {3, 5, 5}, this->quant());
+  EXPECT_EQ(pad.template run<T>(), padded<T>({2, 3, 2}, x, paddings, static_cast<T>(this->quant().zero_point)));
+  const T fill = static_cast<T>(sizeof(T) == 1 ? -77 : -12345);
+  OneNode v2("tfl.PADV2");
+  v2.input({2, 3, 2}, x, this->quant());
+  v2.constant<int32_t>({3, 2}, paddings).template constant<T>({}, {fill}, this->quant());
+  v2.output(this->type(), {3, 5, 5}, this->quant());
+  EXPECT_EQ(v2.template run<T>(), padded<T>({2, 3, 2}, x, paddings, fill));
+}
+
+TYPED_TEST(TfliteQuantizedDataMovement, SplitSplitVAndUnpack) {
+  using T = TypeParam;
+  std::vector<T> x = this->values(12);
+  OneNode split("tfl.SPLIT");
+  split.constant<int32_t>({}, {0}).input({4, 3}, x, this->quant()).attr("num_splits", int64_t{2});
+  split.output(this->type(), {2, 3}, this->quant()).output(this->type(), {2, 3}, this->quant());
+  std::vector<std::vector<T>> parts = split.template run_outputs<T>();
+  EXPECT_EQ(parts[0], std::vector<T>(x.begin(), x.begin() + 6));
+  EXPECT_EQ(parts[1], std::vector<T>(x.begin() + 6, x.end()));
+
+  OneNode split_v("tfl.SPLIT_V");
+  split_v.input({3, 4}, x, this->quant());
+  split_v.constant<int32_t>({2}, {1, -1}).constant<int32_t>({}, {1});
+  split_v.attr("num_splits", int64_t{2}).output(this->type(), {3, 1}, this->quant()).output(this->type(), {3, 3}, this->quant());
+  parts = split_v.template run_outputs<T>();
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(parts[0][r], x[r * 4]);
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(parts[1][r * 3 + j], x[r * 4 + 1 + j]);
+  }
+
+  OneNode unpack("tfl.UNPACK");
+  unpack.input({2, 3, 2}, x, this->quant());
+  unpack.attr("num", int64_t{3}).attr("axis", int64_t{1});
+  for (int i = 0; i < 3; ++i) unpack.output(this->type(), {2, 2}, this->quant());
+  parts = unpack.template run_outputs<T>();
+  for (int j = 0; j < 3; ++j)
+    for (int a = 0; a < 2; ++a)
+      for (int c = 0; c < 2; ++c) EXPECT_EQ(parts[j][a * 2 + c], x[(a * 3 + j) * 2 + c]);
+}
+
+TYPED_TEST(TfliteQuantizedDataMovement, SliceAndStridedSlice) {
+  using T = TypeParam;
+  std::vector<T> x = this->values(24);
+  OneNode slice("tfl.SLICE");
+  slice.input({2, 3, 4}, x, this->quant());
+  slice.constant<int32_t>({1, 0, 1}).constant<int32_t>({1, -1, 2});
+  slice.output(this->type(), {1, 3, 2}, this->quant());
+  std::vector<T> got = slice.template run<T>();
+  for_each_index({1, 3, 2}, [&](const Index& o, size_t flat) {
+    EXPECT_EQ(got[flat], x[static_cast<size_t>(((1 + o[0]) * 3 + o[1]) * 4 + 1 + o[2])]) << flat;
+  });
+
+  // x[0:2, 2:0:-1, 3:0:-2]
+  const std::vector<int32_t> begin = {0, 2, 3}, stride = {1, -1, -2};
+  OneNode strided("tfl.STRIDED_SLICE");
+  strided.input({2, 3, 4}, x, this->quant());
+  strided.constant<int32_t>(begin).constant<int32_t>({2, 0, 0}).constant<int32_t>(stride);
+  strided.output(this->type(), {2, 2, 2}, this->quant());
+  got = strided.template run<T>();
+  for_each_index({2, 2, 2}, [&](const Index& o, size_t flat) {
+    int64_t at = ((begin[0] + o[0] * stride[0]) * 3 + begin[1] + o[1] * stride[1]) * 4 + begin[2] + o[2] * stride[2];
+    EXPECT_EQ(got[flat], x[static_cast<size_t>(at)]) << flat;
+  });
+}
+
+TYPED_TEST(TfliteQuantizedDataMovement, SqueezeAndExpandDimsKeepTheType) {
+  OneNode squeeze("tfl.SQUEEZE");
+  squeeze.input({1, 3, 1, 2}, this->values(6), this->quant());
+  squeeze.output(this->type(), {3, 2}, this->quant());
+  EXPECT_EQ(squeeze.infer(), (Shape{3, 2}));
+  OneNode expand("tfl.EXPAND_DIMS");
+  expand.input({3, 2}, this->values(6), this->quant());
+  expand.constant<int32_t>({}, {1}).output(this->type(), {3, 1, 2}, this->quant());
+  EXPECT_EQ(expand.infer(), (Shape{3, 1, 2}));
 }
 
 }  // namespace

@@ -3,17 +3,20 @@
 //
 // Each case runs the kernel in the IR interpreter several times in a row, handing each run
 // the state the previous one left, against TFLite Micro's reference kernels written out
-// here as plain loops (svdf_common.cc, lstm_eval.h) that carry their state the same way.
+// as plain loops (svdf_common.cc and the float lstm_eval.h here, the integer LSTM in
+// tests/tflite_lstm_reference.h) that carry their state the same way.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "lowering/ir/quantization.h"
 #include "runtime-c/aotc_quant.h"
+#include "tests/tflite_lstm_reference.h"
 #include "tests/unit/one_node.h"
 
 namespace aotc::test {
@@ -249,6 +252,11 @@ struct LstmSizes {
   bool time_major;
 };
 
+// How gtest (and so ctest) names a case: its fields, not its bytes (which include padding).
+void PrintTo(const LstmSizes& s, std::ostream* os) {
+  *os << s.batches << "x" << s.steps << "x" << s.n_input << "->" << s.n_cell << (s.time_major ? " time-major" : " batch-major");
+}
+
 float tflite_logistic(float x) {
   if (x > 16.619047164916992188f) return 1.0f;
   if (x < -9.0f) return std::exp(x);
@@ -358,6 +366,82 @@ INSTANTIATE_TEST_SUITE_P(Sizes, TfliteLstm,
                                   (s.time_major ? "_time_major" : "_batch_major");
                          });
 
+// ---------------------------------------------------------------- integer LSTM
+
+// The integer layer `l` as a graph node, its states starting where TFLite Micro's
+// ResetVariableTensors puts them.
+template <typename T, typename Bias>
+struct IntegerLstmNode {
+  StatefulNode n;
+  TensorId x, h, c;
+
+  explicit IntegerLstmNode(const IntegerLstm<T, Bias>& l) {
+    Shape x_shape = l.time_major ? Shape{l.steps, l.batches, l.n_input} : Shape{l.batches, l.steps, l.n_input};
+    x = n.input("x", x_shape, std::vector<T>(static_cast<size_t>(element_count(x_shape))),
+                {l.input.scale, l.input.zero_point});
+    std::vector<TensorId> inputs = {x};
+    for (int g = 0; g < 4; ++g)
+      inputs.push_back(n.constant("w" + std::to_string(g), {l.n_cell, l.n_input}, l.input_weights[g], {l.input_weight_scale[g], 0}));
+    for (int g = 0; g < 4; ++g)
+      inputs.push_back(
+          n.constant("r" + std::to_string(g), {l.n_cell, l.n_cell}, l.recurrent_weights[g], {l.recurrent_weight_scale[g], 0}));
+    for (int i = 0; i < 3; ++i) inputs.push_back(kNoTensor);
+    for (int g = 0; g < 4; ++g)
+      inputs.push_back(n.constant("bias" + std::to_string(g), {l.n_cell}, l.bias[g], {l.input.scale * l.input_weight_scale[g], 0}));
+    inputs.push_back(kNoTensor);
+    inputs.push_back(kNoTensor);
+    h = n.state<T>("output_state", {l.batches, l.n_cell}, {l.hidden.scale, l.hidden.zero_point},
+                   static_cast<T>(l.hidden.zero_point));
+    c = n.state<int16_t>("cell_state", {l.batches, l.n_cell}, {l.cell.scale, 0});
+    inputs.push_back(h);
+    inputs.push_back(c);
+    for (int i = 0; i < 4; ++i) inputs.push_back(kNoTensor);
+    n.add("tfl.UNIDIRECTIONAL_SEQUENCE_LSTM", inputs,
+          {{"fused_activation", std::string(l.sigmoid_cell_gate ? "SIGMOID" : "TANH")},
+           {"cell_clip", static_cast<double>(l.cell_clip)},
+           {"time_major", int64_t{l.time_major ? 1 : 0}}},
+          dtype_of<T>(), {l.hidden.scale, l.hidden.zero_point});
+  }
+};
+
+template <typename T, typename Bias>
+IntegerLstm<T, Bias> integer_layer(const LstmSizes& s, LstmQuant in, LstmQuant hidden, int cell_power, float clip,
+                                   uint32_t seed) {
+  IntegerLstm<T, Bias> l = random_integer_lstm<T, Bias>(s.batches, s.steps, s.n_input, s.n_cell, s.time_major, seed);
+  l.input = in;
+  l.hidden = hidden;
+  l.cell = {std::ldexp(1.0f, cell_power), 0};
+  l.cell_clip = clip;
+  set_random_biases(l, 1.5, seed + 1);
+  return l;
+}
+
+// Four runs in the interpreter against the reference: outputs and both states after each.
+template <typename T, typename Bias>
+void check_integer_lstm(const IntegerLstm<T, Bias>& l) {
+  IntegerLstmNode<T, Bias> node(l);
+  std::vector<T> h(static_cast<size_t>(l.batches * l.n_cell), static_cast<T>(l.hidden.zero_point));
+  std::vector<int16_t> c(h.size(), 0);
+  for (int run = 0; run < 4; ++run) {
+    std::vector<T> x = random_ints<T>(static_cast<size_t>(l.batches * l.steps * l.n_input), std::numeric_limits<T>::min(),
+                                      std::numeric_limits<T>::max(), 90 + static_cast<uint32_t>(run));
+    node.n.b.input_values[node.x] = to_bytes(x);
+    std::vector<T> want = l.run(x, h, c);
+    ASSERT_EQ(node.n.template run<T>(), want) << "run " << run;
+    ASSERT_EQ(node.n.template state_values<T>(node.h), h) << "hidden state after run " << run;
+    ASSERT_EQ(node.n.template state_values<int16_t>(node.c), c) << "cell state after run " << run;
+  }
+}
+
+TEST_P(TfliteLstm, Int8FollowsTfliteMicroRunAfterRun) {
+  check_integer_lstm(integer_layer<int8_t, int32_t>(GetParam(), {0.045f, -9}, {1.0f / 128, 4}, -11, 0.5f, 3));
+  check_integer_lstm(integer_layer<int8_t, int32_t>(GetParam(), {0.06f, 17}, {0.009f, -20}, -14, 0.0f, 4));
+}
+
+TEST_P(TfliteLstm, Int16FollowsTfliteMicroRunAfterRun) {
+  check_integer_lstm(integer_layer<int16_t, int64_t>(GetParam(), {0.00025f, 0}, {1.0f / 32768, 0}, -12, 1.0f, 5));
+}
+
 TEST(TfliteLstmErrors, RejectsWhatTheKernelDoesNotCompute) {
   LstmSizes s{1, 2, 3, 2, false};
   {
@@ -385,6 +469,49 @@ TEST(TfliteLstmErrors, RejectsWhatTheKernelDoesNotCompute) {
     EXPECT_NE(lstm.n.error().find("recurrent-to-forget weights 'r1' is [2, 3], expected [2, 2]"), std::string::npos)
         << lstm.n.error();
   }
+}
+
+// What TFLite Micro's integer kernel does not compute, or computes only with parameters
+// aotc does not take, is an error naming the node and the problem.
+TEST(TfliteLstmErrors, RejectsIntegerLayersTfliteMicroDoesNotRun) {
+  LstmSizes s{1, 2, 3, 2, false};
+  auto error = [&](const std::function<void(IntegerLstm<int8_t, int32_t>&)>& change_layer,
+                   const std::function<void(IntegerLstmNode<int8_t, int32_t>&)>& change_node) {
+    IntegerLstm<int8_t, int32_t> l = integer_layer<int8_t, int32_t>(s, {0.05f, 0}, {1.0f / 128, 0}, -11, 0.0f, 1);
+    if (change_layer) change_layer(l);
+    IntegerLstmNode<int8_t, int32_t> node(l);
+    if (change_node) change_node(node);
+    return node.n.error();
+  };
+  EXPECT_EQ(error(nullptr, nullptr), "");
+  EXPECT_NE(error([](auto& l) { l.cell.scale = 0.0003f; }, nullptr).find("not a power of two"), std::string::npos);
+  std::string e = error(nullptr, [](auto& node) { node.n.b.graph.tensor(node.c).dtype = DataType::Int(8); });
+  EXPECT_NE(e.find("cell state 'cell_state' is int8; int16 is required"), std::string::npos) << e;
+  e = error(nullptr, [](auto& node) { node.n.b.graph.tensor(node.n.node().inputs[13]).dtype = DataType::Int(64); });
+  EXPECT_NE(e.find("8x8 gate bias 'bias1' is int64; int32 is required"), std::string::npos) << e;
+  e = error(nullptr, [](auto& node) { node.n.b.graph.tensor(node.n.node().inputs[2]).quant.zero_point = {3}; });
+  EXPECT_NE(e.find("'w1' has zero point 3"), std::string::npos) << e;
+  e = error(nullptr, [](auto& node) {
+    Tensor& w = node.n.b.graph.tensor(node.n.node().inputs[5]);
+    w.quant.scale = {0.01f, 0.02f};
+    w.quant.zero_point = {0, 0};
+  });
+  EXPECT_NE(e.find("quantized per channel"), std::string::npos) << e;
+  e = error(nullptr, [](auto& node) { node.n.node().inputs[9] = node.n.constant("peephole", {2}, std::vector<int16_t>{1, 1}); });
+  EXPECT_NE(e.find("peephole connections are not supported"), std::string::npos) << e;
+  e = error(nullptr, [](auto& node) { node.n.node().inputs[20] = node.n.constant("norm", {2}, std::vector<int16_t>{1, 1}); });
+  EXPECT_NE(e.find("layer normalization is not supported"), std::string::npos) << e;
+  e = error(nullptr, [](auto& node) { node.n.node().inputs[16] = node.n.constant("proj", {2, 2}, std::vector<int8_t>{1, 1, 1, 1}); });
+  EXPECT_NE(e.find("a projection layer is not supported"), std::string::npos) << e;
+  e = error(nullptr, [](auto& node) { node.n.node().inputs[1] = kNoTensor; });
+  EXPECT_NE(e.find("CIFG"), std::string::npos) << e;
+}
+
+TEST(TfliteLstmErrors, RejectsInt16WithZeroPoints) {
+  LstmSizes s{1, 2, 3, 2, false};
+  IntegerLstm<int16_t, int64_t> l = integer_layer<int16_t, int64_t>(s, {0.0003f, 5}, {1.0f / 32768, 0}, -12, 0.0f, 1);
+  IntegerLstmNode<int16_t, int64_t> node(l);
+  EXPECT_NE(node.n.error().find("'x' has zero point 5; int16 activations are symmetric"), std::string::npos) << node.n.error();
 }
 
 }  // namespace

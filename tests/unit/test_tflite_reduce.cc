@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -45,39 +46,58 @@ TEST(TfliteMean, FloatOverHeightAndWidthKeepingDims) {
   });
 }
 
-TEST(TfliteMean, Int8WithSharedQuantizationTruncatesTheRawMean) {
-  Quant q{0.05f, -4};
-  std::vector<int8_t> x = random_ints<int8_t>(120, -128, 127, 2);
+// The quantized kernels are one template over int8 and int16 in TFLite Micro
+// (reduce_common.cc); each check runs on both, int16 with its full range.
+template <typename T>
+std::vector<T> full_range(size_t n, uint32_t seed) {
+  return random_ints<T>(n, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), seed);
+}
+
+template <typename T>
+void check_raw_mean(Quant q) {
+  std::vector<T> x = full_range<T>(120, 2);
   OneNode n("tfl.MEAN");
-  n.input({2, 3, 4, 5}, x, q).constant<int32_t>({2}, {1, 2}).output(DataType::Int(8), {2, 5}, q);
-  std::vector<int8_t> got = n.run<int8_t>();
-  for_each_hw_group(x, [&](int out, const std::vector<int8_t>& g) {
+  n.input({2, 3, 4, 5}, x, q);
+  n.constant<int32_t>({2}, {1, 2}).output(dtype_of<T>(), {2, 5}, q);
+  std::vector<T> got = n.template run<T>();
+  for_each_hw_group(x, [&](int out, const std::vector<T>& g) {
     int sum = 0;
-    for (int8_t v : g) sum += v;
+    for (T v : g) sum += v;
     EXPECT_EQ(got[static_cast<size_t>(out)], sum / 12) << out;  // C truncates toward zero
   });
 }
 
-TEST(TfliteMean, Int8RequantizedFollowsQuantizedMeanOrSum) {
-  Quant qx{0.05f, -4}, qy{0.02f, 9};
-  std::vector<int8_t> x = random_ints<int8_t>(120, -128, 127, 3);
+TEST(TfliteMean, Int8WithSharedQuantizationTruncatesTheRawMean) { check_raw_mean<int8_t>({0.05f, -4}); }
+TEST(TfliteMean, Int16WithSharedQuantizationTruncatesTheRawMean) { check_raw_mean<int16_t>({0.0005f, 0}); }
+
+template <typename T>
+void check_requantized_mean(Quant qx, Quant qy) {
+  const int lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  const int zx = static_cast<int>(qx.zero_point), zy = static_cast<int>(qy.zero_point);
+  std::vector<T> x = full_range<T>(120, 3);
   OneNode n("tfl.MEAN");
-  n.input({2, 3, 4, 5}, x, qx).constant<int32_t>({2}, {2, 1}).output(DataType::Int(8), {2, 5}, qy);
-  std::vector<int8_t> got = n.run<int8_t>();
+  n.input({2, 3, 4, 5}, x, qx);
+  n.constant<int32_t>({2}, {2, 1}).output(dtype_of<T>(), {2, 5}, qy);
+  std::vector<T> got = n.template run<T>();
   QuantizedMultiplier m = quantize_multiplier(static_cast<double>(qx.scale) / static_cast<double>(qy.scale));
   int shift = std::min(std::min(3, 32), 31 + m.shift);  // floor(log2(12)) = 3
   QuantizedMultiplier folded{static_cast<int32_t>((static_cast<int64_t>(m.multiplier) << shift) / 12), m.shift - shift};
-  for_each_hw_group(x, [&](int out, const std::vector<int8_t>& g) {
+  for_each_hw_group(x, [&](int out, const std::vector<T>& g) {
     int sum = 0;
-    for (int8_t v : g) sum += v;
-    int want = std::min(127, std::max(-128, mbqm(sum - (-4) * 12, folded) + 9));
+    for (T v : g) sum += v;
+    int want = std::min(hi, std::max(lo, mbqm(sum - zx * 12, folded) + zy));
     EXPECT_EQ(got[static_cast<size_t>(out)], want) << out;
-    double real_mean = qx.scale * (sum / 12.0 + 4);
-    EXPECT_LE(std::abs(want - (std::round(real_mean / qy.scale) + 9)), 1) << out;
+    double real_mean = qx.scale * (sum / 12.0 - zx);
+    EXPECT_LE(std::abs(want - (std::round(real_mean / qy.scale) + zy)), 1) << out;
   });
 }
 
-TEST(TfliteSum, FloatAndInt8AlongTheLastAxis) {
+TEST(TfliteMean, Int8RequantizedFollowsQuantizedMeanOrSum) { check_requantized_mean<int8_t>({0.05f, -4}, {0.02f, 9}); }
+TEST(TfliteMean, Int16RequantizedFollowsQuantizedMeanOrSum) {
+  check_requantized_mean<int16_t>({0.0005f, 0}, {0.0002f, 0});
+}
+
+TEST(TfliteSum, FloatAlongTheLastAxis) {
   std::vector<float> x = random_floats(12, 4);
   OneNode f("tfl.SUM");
   f.input({3, 4}, x).constant<int32_t>({1}, {-1}).output(DataType::Float32(), {3});
@@ -87,17 +107,28 @@ TEST(TfliteSum, FloatAndInt8AlongTheLastAxis) {
     for (int c = 0; c < 4; ++c) sum += x[r * 4 + c];
     EXPECT_EQ(got[r], sum);
   }
-  Quant qx{0.01f, 3}, qy{0.03f, -1};
-  std::vector<int8_t> xq = random_ints<int8_t>(12, -128, 127, 5);
+}
+
+template <typename T>
+void check_quantized_sum(Quant qx, Quant qy) {
+  const int lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  std::vector<T> xq = full_range<T>(12, 5);
   OneNode n("tfl.SUM");
-  n.input({3, 4}, xq, qx).constant<int32_t>({1}, {1}).attr("keep_dims", int64_t{1}).output(DataType::Int(8), {3, 1}, qy);
-  std::vector<int8_t> q = n.run<int8_t>();
+  n.input({3, 4}, xq, qx);
+  n.constant<int32_t>({1}, {1}).attr("keep_dims", int64_t{1}).output(dtype_of<T>(), {3, 1}, qy);
+  std::vector<T> q = n.template run<T>();
   QuantizedMultiplier m = quantize_multiplier(static_cast<double>(qx.scale) / static_cast<double>(qy.scale));
   for (int r = 0; r < 3; ++r) {
     int sum = 0;
     for (int c = 0; c < 4; ++c) sum += xq[r * 4 + c];
-    EXPECT_EQ(q[r], std::min(127, std::max(-128, mbqm(sum - 3 * 4, m) - 1))) << r;
+    int want = mbqm(sum - static_cast<int>(qx.zero_point) * 4, m) + static_cast<int>(qy.zero_point);
+    EXPECT_EQ(q[r], std::min(hi, std::max(lo, want))) << r;
   }
+}
+
+TEST(TfliteSum, Int8AndInt16Requantized) {
+  check_quantized_sum<int8_t>({0.01f, 3}, {0.03f, -1});
+  check_quantized_sum<int16_t>({0.0001f, 0}, {0.0003f, 0});
 }
 
 TEST(TfliteReduceMax, FloatAndRawInt8) {

@@ -1,6 +1,6 @@
 // TFLite RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (lowering/ops/tflite_resize.cc), in the
 // IR interpreter, against TFLite's reference_ops written out here per output element:
-// GetNearestNeighbor; ResizeBilinear (float) and ResizeBilinearInteger (int8, 10-bit
+// GetNearestNeighbor (int8 and int16); ResizeBilinear (float) and ResizeBilinearInteger (int8, 10-bit
 // positions, rounding half away from zero), for each combination of align_corners and
 // half_pixel_centers, upscaling and downscaling.
 #include <gtest/gtest.h>
@@ -53,15 +53,21 @@ class TfliteResize : public ::testing::TestWithParam<ResizeCase> {
   size_t in_index(int y, int x, int ch) const { return static_cast<size_t>((y * GetParam().in_w + x) * kChannels + ch); }
 };
 
+// int8 and int16 (TFLite Micro copies both; int16 values beyond int8's range).
 TEST_P(TfliteResize, NearestNeighbourPicksTflitesSource) {
   const ResizeCase& c = GetParam();
-  std::vector<int8_t> x = random_ints<int8_t>(static_cast<size_t>(c.in_h * c.in_w * kChannels), -128, 127, 1);
-  std::vector<int8_t> got = node("tfl.RESIZE_NEAREST_NEIGHBOR", x, {0.1f, 0}).run<int8_t>();
-  for_each_index({c.out_h, c.out_w, kChannels}, [&](const Index& o, size_t flat) {
-    int sy = nearest(static_cast<int>(o[0]), c.in_h, c.out_h, c.align_corners, c.half_pixel_centers);
-    int sx = nearest(static_cast<int>(o[1]), c.in_w, c.out_w, c.align_corners, c.half_pixel_centers);
-    EXPECT_EQ(got[flat], x[in_index(sy, sx, static_cast<int>(o[2]))]) << flat;
-  });
+  auto check = [&](auto type_tag, int lo, int hi) {
+    using T = decltype(type_tag);
+    std::vector<T> x = random_ints<T>(static_cast<size_t>(c.in_h * c.in_w * kChannels), lo, hi, 1);
+    std::vector<T> got = node("tfl.RESIZE_NEAREST_NEIGHBOR", x, {0.1f, 0}).template run<T>();
+    for_each_index({c.out_h, c.out_w, kChannels}, [&](const Index& o, size_t flat) {
+      int sy = nearest(static_cast<int>(o[0]), c.in_h, c.out_h, c.align_corners, c.half_pixel_centers);
+      int sx = nearest(static_cast<int>(o[1]), c.in_w, c.out_w, c.align_corners, c.half_pixel_centers);
+      EXPECT_EQ(got[flat], x[in_index(sy, sx, static_cast<int>(o[2]))]) << flat;
+    });
+  };
+  check(int8_t{}, -128, 127);
+  check(int16_t{}, -32768, 32767);
 }
 
 TEST_P(TfliteResize, BilinearFloatFollowsReferenceOps) {

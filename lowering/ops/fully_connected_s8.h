@@ -1,0 +1,30 @@
+// int8 FULLY_CONNECTED with constant weights for cores with the DSP extension (the
+// target's `dsp` feature): blocks of four output units over weights packed at compile
+// time, in the order runtime-c/aotc_dot.h's aotc_dot_s8_1x4 reads them (one input word,
+// loaded and unpacked once, for four rows: two 16-bit multiply-accumulates per SMLAD).
+// Each block's weights follow its header (channel_header.h): the four units' biases, with
+// the input's zero point folded in, and requantization constants, all read from the one
+// pointer the weights are read from.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lowering/ops/convolution.h"
+
+namespace aotc {
+
+// The layer viewed as 2-D: input [batches, depth], filter [units, depth].
+struct FcGeometry {
+  int64_t batches, depth, units;
+};
+
+// The kernel body: output[b, u] = arithmetic.output(folded_bias[u] + input[b, :] . filter[u, :]).
+// `input` and `output` are the 2-D parameters; `filter` the constant weights.
+// `planned_input`: the input is a tensor of the memory plan (word-aligned), not one the
+// application passes.
+ir::Stmt lower_fully_connected_s8(const ir::Buffer& input, const ir::Buffer& output, const Tensor& filter,
+                                  std::vector<int32_t> folded_bias, const FcGeometry& f, ConvArithmetic& arithmetic,
+                                  bool planned_input);
+
+}  // namespace aotc
