@@ -347,7 +347,7 @@ TEST(CliTargets, CompileWritesTheTargetsCflags) {
   Result r = run({"compile", kRelu + "/model.onnx", "-o", dir.path() + "/out", "--name", "relu_net", "--target",
                   "cortex-m7"});
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(read_bytes(dir.path() + "/out/relu_net.cflags"), "-mcpu=cortex-m7\n-mfloat-abi=hard\n-mfpu=fpv5-d16\n-mthumb\n");
+  EXPECT_EQ(read_bytes(dir.path() + "/out/relu_net.cflags"), "-mcpu=cortex-m7\n-mfloat-abi=hard\n-mfpu=fpv5-d16\n-mthumb\n-fomit-frame-pointer\n");
 }
 
 }  // namespace
