@@ -1,5 +1,5 @@
 // The fixed-point functions and micro-kernels of the C runtime (runtime-c/aotc_quant.h,
-// aotc_quant_onnx.h, aotc_quant_softmax.h, aotc_dot.h, aotc_mve.h, aotc_elementwise.h) as loop-IR calls, and their
+// aotc_quant_onnx.h, aotc_quant_softmax.h, aotc_dot.h, aotc_dot_f32.h, aotc_mve.h, aotc_elementwise.h) as loop-IR calls, and their
 // evaluation for the IR interpreter.
 //
 // This is the one place where aotc's integer arithmetic is defined: the generated C calls
@@ -87,6 +87,16 @@ Expr dot_s8_1x4_aligned(Expr x, Expr packed_weights, Expr n, Expr acc);
 // over the word-aligned row at `row`, for `outputs` outputs `stride` apart (depthwise).
 Expr dw3_s8(Expr row, Expr stride, Expr outputs, Expr w02, Expr w1, Expr acc);
 
+// The float32 register blocks of aotc_dot_f32.h (statements' calls), on addresses, over
+// weights packed four channels side by side ([element][4]); each sum in TFLite's order.
+// aotc_dot_f32_4x4: acc[4p + j] += x_p (n values) . channel j, for four pixels x0..x3.
+Expr dot_f32_4x4(Expr x0, Expr x1, Expr x2, Expr x3, Expr packed_weights, Expr n, Expr acc);
+// aotc_dot_f32_1x4: acc[j] += x (n values) . channel j.
+Expr dot_f32_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
+// aotc_dw_f32_4ch: acc[j] += a depthwise window of `rows` x `taps` taps for four channels:
+// inputs `channels` apart along a row and `row_step` apart between rows, taps packed
+// [tap][4] with `w_skip` floats skipped after each row's.
+Expr dw_f32_4ch(Expr x, Expr channels, Expr row_step, Expr packed_taps, Expr w_skip, Expr rows, Expr taps, Expr acc);
 // The Helium kernels of aotc_mve.h (statements' calls), arguments in the C functions'
 // order: aotc_mve_conv_s8 (one output pixel: x, row_stride, rows, row_length,
 // packed_weights, out_channels, then the requantization's bias, multiplier, left_shift,
