@@ -11,6 +11,7 @@
 #include "lowering/ir/builtins.h"
 #include "lowering/ir/ir_functor.h"
 #include "lowering/ir/ir_printer.h"
+#include "lowering/ir/runtime_calls.h"
 #include "lowering/passes/simplify.h"
 
 namespace aotc {
@@ -88,7 +89,8 @@ class StoreCollector : public IRVisitor {
     used.insert(op->buffer->data.get());
     IRVisitor::visit_load(op);
   }
-  // A device driver call reads its regions and writes those marked writable.
+  // A device driver call reads its regions and writes those marked writable; a runtime
+  // micro-kernel writes through an address it is given (aotc_mve.h's outputs).
   void visit_call(const CallNode* op) override {
     if (is_device_call(op)) {
       for (size_t i = 2; i + 2 < op->args.size(); i += 3) {
@@ -97,6 +99,11 @@ class StoreCollector : public IRVisitor {
         used.insert(handle);
         if (op->args[i + 2].as<IntImmNode>() && op->args[i + 2].as<IntImmNode>()->value != 0) stored.insert(handle);
       }
+    }
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      const auto* address = op->args[i].as<CallNode>();
+      if (address && address->name == builtin::kAddressOf && ir::runtime_call_writes_argument(op->name, i))
+        if (const auto* element = address->args.at(0).as<LoadNode>()) stored.insert(element->buffer->data.get());
     }
     IRVisitor::visit_call(op);
   }
