@@ -28,6 +28,12 @@ constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 // models share only small buffers, so cap the total at this multiple of the file.
 constexpr uint64_t kMaxConstantBytesPerFileByte = 16;
 
+// A variable tensor is state the generated code keeps in a static array, filled with its
+// initial value at compile time: anything near this size (64 MiB) is far beyond any
+// microcontroller's RAM, and a damaged shape must not make the importer fill gigabytes
+// (fuzz_tflite_import found one that took 1 GB and seconds before any other error).
+constexpr int64_t kMaxVariableBytes = int64_t{64} << 20;
+
 // The only schema version TFLite has written since 2017 (and all TFLite Micro reads).
 constexpr uint32_t kSchemaVersion = 3;
 
@@ -213,6 +219,9 @@ Tensor TfliteImporter::import_tensor(const tfl::Tensor& tensor, int index) {
   // A variable tensor starts where TFLite Micro's ResetVariableTensors puts it: every
   // byte 0, or for int8 the zero point (whatever its buffer holds; TFLite ignores that too).
   if (tensor.is_variable()) {
+    if (result.size_bytes() > kMaxVariableBytes)
+      fail(label + ": a variable tensor of shape " + shape_str(result.shape) + " (" + std::to_string(result.size_bytes()) +
+           " bytes) is larger than the " + std::to_string(kMaxVariableBytes) + " bytes of state aotc keeps inside a model");
     result.is_variable = true;
     result.data.reset();
     int64_t zero_point = result.quant.zero_point.empty() ? 0 : result.quant.zero_point[0];
