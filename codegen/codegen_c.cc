@@ -11,6 +11,7 @@
 #include "lowering/ir/builtins.h"
 #include "lowering/ir/ir_functor.h"
 #include "lowering/ir/ir_printer.h"
+#include "lowering/ir/runtime_calls.h"
 #include "lowering/passes/simplify.h"
 
 namespace aotc {
@@ -97,6 +98,12 @@ class StoreCollector : public IRVisitor {
         used.insert(handle);
         if (op->args[i + 2].as<IntImmNode>() && op->args[i + 2].as<IntImmNode>()->value != 0) stored.insert(handle);
       }
+    }
+    // A runtime kernel that writes through an address (aotc_conv_f32's output).
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      const CallNode* address = op->args[i].as<CallNode>();
+      if (!address || address->name != builtin::kAddressOf || !runtime_call_writes(op->name, i)) continue;
+      if (const LoadNode* element = address->args[0].as<LoadNode>()) stored.insert(element->buffer->data.get());
     }
     IRVisitor::visit_call(op);
   }

@@ -87,6 +87,17 @@ Expr dot_s8_1x4_aligned(Expr x, Expr packed_weights, Expr n, Expr acc);
 // over the word-aligned row at `row`, for `outputs` outputs `stride` apart (depthwise).
 Expr dw3_s8(Expr row, Expr stride, Expr outputs, Expr w02, Expr w1, Expr acc);
 
+// The float32 host kernels of aotc_host_f32.h (statements' calls), for targets with the
+// `simd` feature: aotc_conv_f32, an NCHW convolution of one image (groups of 1) as a
+// blocked matrix product over weights packed at compile time, im2col into `scratch` when
+// not 1x1; aotc_depthwise_f32, a depthwise one (3x3 kernels through a padded plane in
+// `scratch`). The geometry: channels c (and m out),
+// input h x w, output oh x ow, kernel kh x kw, strides, padding before.
+Expr conv_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_t w, int64_t m, int64_t oh,
+              int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, Expr scratch);
+Expr depthwise_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                   int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, Expr scratch);
+
 // BitShift and integer Pow (aotc_elementwise.h): shifts of unsigned values of up to 32
 // bits (zero-extended) or of 64 bits, 0 when the count reaches the width; base^exponent in
 // wrapping int64 arithmetic.
@@ -101,6 +112,10 @@ Expr mod_int64(Expr a, Expr b, bool sign_of_divisor);
 // bit pattern nearest to a float64 (float32 converts exactly first), ties to even.
 Expr float16_to_float32(Expr bits);
 Expr float64_to_float16(Expr value);
+
+// Whether runtime function `name` writes through its argument `index` (an address): the C
+// emitter declares a kernel's parameter `const` only if nothing writes it.
+bool runtime_call_writes(const std::string& name, size_t index);
 
 // For the interpreter: if `name` is one of the runtime functions above, stores its value
 // for `args` (integers as int64, addresses as host pointers) in *result and returns true;

@@ -5,13 +5,15 @@
 // Both lower to one dot-product reduction per output element, accumulated in a local
 // scalar; the fused epilogue (bias add, activation) is applied to the finished value
 // before the only store. The operand indexing is what differs, and it is all in the
-// index functions below.
+// index functions below. On hosts with wide SIMD, a Gemm of one row by constant weights
+// (a classifier) takes the packed kernel of conv_host_f32.h.
 //
 // Types: Gemm float32 and float64; MatMul also int32, int64, uint32 and uint64. Integer
 // products wrap like numpy's: they are summed in uint64 (unsigned arithmetic wraps in C,
 // where a signed overflow would be undefined) and the sum narrowed.
 #include "lowering/ops/matmul.h"
 
+#include "lowering/ops/conv_host_f32.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
@@ -115,6 +117,12 @@ void infer_gemm(Graph& g, Node& node) {
 
 LoweredOp lower_gemm(const Graph& g, const Node& node, KernelBuilder& kb) {
   GemmShape s = gemm_shape(g, node);
+  // Hosts with wide SIMD: a fully connected layer over packed weights (conv_host_f32.h).
+  if (host_f32_gemm_applies(g, node, kb)) {
+    ir::Buffer a = kb.input(0, "A");
+    ir::Buffer y = kb.output(0, "Y");
+    return kb.finish(lower_host_f32_gemm(g, node, kb, a, y));
+  }
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");
   ir::Buffer c = node.input(2) != kNoTensor ? kb.input(2, "C") : nullptr;
