@@ -89,7 +89,8 @@ class StoreCollector : public IRVisitor {
     used.insert(op->buffer->data.get());
     IRVisitor::visit_load(op);
   }
-  // A device driver call reads its regions and writes those marked writable.
+  // A device driver call reads its regions and writes those marked writable; a runtime
+  // micro-kernel writes through an address it is given (aotc_mve.h's outputs).
   void visit_call(const CallNode* op) override {
     if (is_device_call(op)) {
       for (size_t i = 2; i + 2 < op->args.size(); i += 3) {
@@ -99,11 +100,10 @@ class StoreCollector : public IRVisitor {
         if (op->args[i + 2].as<IntImmNode>() && op->args[i + 2].as<IntImmNode>()->value != 0) stored.insert(handle);
       }
     }
-    // A runtime kernel that writes through an address (aotc_conv_f32's output).
     for (size_t i = 0; i < op->args.size(); ++i) {
-      const CallNode* address = op->args[i].as<CallNode>();
-      if (!address || address->name != builtin::kAddressOf || !runtime_call_writes(op->name, i)) continue;
-      if (const LoadNode* element = address->args[0].as<LoadNode>()) stored.insert(element->buffer->data.get());
+      const auto* address = op->args[i].as<CallNode>();
+      if (address && address->name == builtin::kAddressOf && ir::runtime_call_writes_argument(op->name, i))
+        if (const auto* element = address->args.at(0).as<LoadNode>()) stored.insert(element->buffer->data.get());
     }
     IRVisitor::visit_call(op);
   }

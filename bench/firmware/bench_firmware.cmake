@@ -1,14 +1,16 @@
 # bench_firmware.cmake: flash, RAM, stack and executed instructions of the int8 MLPerf Tiny
-# models compiled by aotc for the Cortex-M4F and the Cortex-M7, with arm-none-eabi-gcc and
-# with clang, on QEMU's mps2-an386 and mps2-an500, next to TensorFlow Lite Micro's figures
-# (../shared/README.md, Cortex-M4F), and the slowest layers of each model.
+# models compiled by aotc for the Cortex-M4F, the Cortex-M7 or the Cortex-M55 with Helium,
+# with arm-none-eabi-gcc and with clang, on QEMU's mps2-an386, mps2-an500 and mps3-an547,
+# next to TensorFlow Lite Micro's figures (../shared/README.md: CMSIS-NN on the Cortex-M4F,
+# CMSIS-NN's MVE kernels on the Cortex-M55), and the slowest layers of each model.
 #
 #   cmake -DAOTC_BUILD_DIR=build [-DREADME=bench/firmware/README.md] -P bench/firmware/bench_firmware.cmake
 #   (or `ninja bench_firmware` in a build that includes bench/firmware)
 #
 # For each target, model and compiler the example firmware (examples/firmware) is built with
 # the model's reference case 0 compiled in and run once under `qemu-system-arm -icount
-# shift=0`, where SysTick counts one tick per 40 executed instructions. Reported:
+# shift=0`, where SysTick counts one tick per 40 executed instructions on the MPS2 boards
+# (25 MHz) and per 31.25 on mps3-an547 (32 MHz; main.c converts). Reported:
 #   code, const   bytes of .text and .rodata the linker kept from the model's library and
 #                 the aotc runtime (firmware.map); const = weights and the kernels' tables
 #   RAM           .data + .bss of the same (the statically planned activations and kernel
@@ -23,10 +25,13 @@
 #   instructions  executed by one <name>_run (to 40 instructions), and per MAC
 # On the first target each firmware is built a second time with every kernel instrumented
 # (AOTC_FW_PROFILE_LAYERS), which gives the instructions of each layer (layer_table.cmake).
-# With README the tables between the bench_firmware markers in that file are replaced.
+# The comparison with TFLM is for the first target: CMSIS-NN's kernels for a Cortex-M4F
+# first, its MVE kernels for a Cortex-M55 first. With README the tables between the
+# bench_firmware markers in that file are replaced (bench_firmware:<target>:begin/end when
+# the first target is not cortex-m4).
 #
 # Options: -DMODELS="kws_ref_model;..." -DCOMPILERS="gcc;clang" -DTARGETS="cortex-m4;cortex-m7"
-#          -DLAYERS=ON -DTOP_LAYERS=5 -DWORK_DIR=<dir> (default <build>/bench-firmware)
+#          (or -DTARGETS=cortex-m55) -DLAYERS=ON -DTOP_LAYERS=5 -DWORK_DIR=<dir> (default <build>/bench-firmware)
 #          -DGENERATOR=Ninja -DJOBS=2
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/script_helpers.cmake")
@@ -80,6 +85,12 @@ set(tflm_flatbuffer_vww_96_int8 333288)
 set(tflm_flatbuffer_pretrainedResnet_quant 98496)
 set(tflm_flatbuffer_ad01_int8 276976)
 set(tflm_interpreter_flash 75200)
+# On QEMU mps3-an547 (Cortex-M55), TFLM with CMSIS-NN's Helium (MVE) kernels, same build
+# otherwise (../shared/README.md): executed instructions of one Invoke(), millions.
+set(tflm_mve_kws_ref_model 1.81)
+set(tflm_mve_vww_96_int8 6.56)
+set(tflm_mve_pretrainedResnet_quant 4.91)
+set(tflm_mve_ad01_int8 0.286)
 
 # "a / b" with `digits` decimals (CMake's math() is integer only).
 function(ratio a b digits out_var)
@@ -343,8 +354,15 @@ endfunction()
 
 set(machine_cortex-m4 mps2-an386)
 set(machine_cortex-m7 mps2-an500)
+set(machine_cortex-m55 mps3-an547)
 set(title_cortex-m4 "Cortex-M4F (QEMU mps2-an386, -icount shift=0)")
 set(title_cortex-m7 "Cortex-M7 (QEMU mps2-an500, -icount shift=0)")
+set(title_cortex-m55 "Cortex-M55 with Helium (QEMU mps3-an547, -icount shift=0, 31.25 instructions per SysTick tick)")
+foreach(target IN LISTS TARGETS)
+  if(NOT DEFINED machine_${target})
+    message(FATAL_ERROR "target ${target}: no QEMU board known (cortex-m4, cortex-m7, cortex-m55)")
+  endif()
+endforeach()
 list(GET TARGETS 0 main_target)
 list(GET COMPILERS 0 first)
 set(tables "")
@@ -396,6 +414,22 @@ foreach(target IN LISTS TARGETS)
     if(NOT target STREQUAL main_target)
       continue()
     endif()
+    if(target STREQUAL "cortex-m55")
+      # Against TFLM with CMSIS-NN's Helium kernels on the same board, and the goal of
+      # issue #15: at most 0.75x its instructions.
+      millions(${tflm_mve_${model}} mve)
+      ratio(${mve} ${macs} 2 mve_per_mac)
+      math(EXPR goal "${mve} * 3 / 4")
+      ratio(${goal} 1000000 3 goal_m)
+      list(JOIN instr_list " / " instr_text)
+      set(cells "")
+      foreach(compiler IN LISTS COMPILERS)
+        ratio(${total_${model}_${compiler}} ${mve} 2 against)
+        string(APPEND cells " ${against}x |")
+      endforeach()
+      string(APPEND summary_rows "| ${model} | ${macs_${model}} M | ${instr_text} | ${tflm_mve_${model}} M (${mve_per_mac}) |${cells} ${goal_m} M |\n")
+      continue()
+    endif()
     # TFLM next to aotc (first compiler's flash and RAM; instructions for each compiler).
     millions(${tflm_cmsis_${model}} cmsis)
     ratio(${cmsis} ${macs} 2 cmsis_per_mac)
@@ -420,9 +454,20 @@ endforeach()
 
 list(JOIN COMPILERS " / " compilers_text)
 set(table "${tables}")
+if(main_target STREQUAL "cortex-m55")
+  string(APPEND table "Against TensorFlow Lite Micro with CMSIS-NN's Helium (MVE) kernels on the same board (../shared/README.md), and the goal of issue #15 (0.75x those instructions):\n\n")
+  string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers_text} | TFLM CMSIS-NN MVE (instr/MAC) |")
+  set(rule "|---|--:|--:|--:|")
+  foreach(compiler IN LISTS COMPILERS)
+    string(APPEND table " aotc ${compiler} / TFLM |")
+    string(APPEND rule "--:|")
+  endforeach()
+  string(APPEND table " goal |\n${rule}--:|\n${summary_rows}")
+else()
 string(APPEND table "Against TensorFlow Lite Micro on the ${title_${main_target}} (figures from ../shared/README.md; TFLM flash = 75.2 KB interpreter with reference kernels + the model flatbuffer; TFLM RAM = minimum arena on a 32-bit target, which holds the input and output tensors too):\n\n")
 string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers_text} | aotc / TFLM CMSIS-NN, ${compilers_text} | TFLM reference kernels | TFLM CMSIS-NN (instr/MAC) | aotc flash B (${first}) | TFLM flash B | aotc RAM + I/O B (${first}) | TFLM arena B |\n")
 string(APPEND table "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n${summary_rows}")
+endif()
 if(LAYERS)
   layer_table(layers_text)
   string(APPEND table "\n${layers_text}")
@@ -433,6 +478,10 @@ if(DEFINED README)
   file(READ "${README}" readme)
   set(begin "<!-- bench_firmware:begin -->")
   set(end "<!-- bench_firmware:end -->")
+  if(NOT main_target STREQUAL "cortex-m4")
+    set(begin "<!-- bench_firmware:${main_target}:begin -->")
+    set(end "<!-- bench_firmware:${main_target}:end -->")
+  endif()
   string(FIND "${readme}" "${begin}" b)
   string(FIND "${readme}" "${end}" e)
   if(b EQUAL -1 OR e EQUAL -1)

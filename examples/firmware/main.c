@@ -12,10 +12,11 @@
  *
  * and returns 0 only if every run succeeded and every output equals the expected bytes.
  *
- * instructions: SysTick at the core clock (25 MHz on QEMU's MPS2 boards) counted around
- * the one <name>_run call, times 40. Only under `qemu-system-arm -icount shift=0` (one
- * instruction per virtual nanosecond) is this the executed-instruction count (to 40
- * instructions); otherwise it is wall-clock-dependent noise.
+ * instructions: SysTick at the core clock (FW_CORE_CLOCK_HZ: 25 MHz on QEMU's MPS2 boards,
+ * 32 MHz on the MPS3 AN547) counted around the one <name>_run call, in nanoseconds: 40 per
+ * tick on MPS2, 31.25 on the AN547. Only under `qemu-system-arm -icount shift=0` (one
+ * instruction per virtual nanosecond) is this the executed-instruction count (to one
+ * tick); otherwise it is wall-clock-dependent noise.
  * stack: the stack below main's frame is filled with a pattern before the call; the
  * deepest overwritten word after it gives the stack <name>_run used (exact for this run,
  * which takes no interrupt: SysTick only counts).
@@ -43,8 +44,12 @@
 #define SCB_ICSR_PENDSTSET (1u << 26)
 #define SCB_ICSR_PENDSTCLR (1u << 25)
 #define SYST_PERIOD (1u << 24) /* ticks between wraps with RVR = 0xFFFFFF */
-/* QEMU's MPS2 core clock is 25 MHz: one tick per 40 ns, 40 instructions at -icount 0. */
-#define INSTRUCTIONS_PER_TICK 40u
+/* The board's core clock (set by CMakeLists.txt from the QEMU machine): one instruction per
+ * ns at -icount 0, so 1e9 / FW_CORE_CLOCK_HZ instructions per tick. */
+#ifndef FW_CORE_CLOCK_HZ
+#define FW_CORE_CLOCK_HZ 25000000u
+#endif
+#define NS_PER_SECOND 1000000000u
 
 static volatile uint32_t systick_wraps;
 
@@ -81,7 +86,7 @@ static uint64_t systick_ticks(void) {
 
 /* ---- Stack painting ------------------------------------------------------------------ */
 
-extern uint32_t __stack_limit[]; /* mps2.ld */
+extern uint32_t __stack_limit[]; /* the linker script (mps2.ld, mps3_an547.ld) */
 #define STACK_PATTERN 0x5AA5C33Cu
 
 static uint32_t* current_sp(void) {
@@ -139,7 +144,7 @@ static __attribute__((noinline)) void measure(struct fw_model* model, int with_i
   stop = systick_ticks();
   m->wrapped = !with_interrupt && (SYST_CSR & SYST_CSR_COUNTFLAG) != 0;
   SYST_CSR = 0;
-  m->instructions = (stop - start) * INSTRUCTIONS_PER_TICK;
+  m->instructions = (stop - start) * NS_PER_SECOND / FW_CORE_CLOCK_HZ;
   for (p = __stack_limit; p < sp && *p == STACK_PATTERN; ++p) {
   }
   m->stack_bytes = (uint32_t)((uintptr_t)sp - (uintptr_t)p);

@@ -1,5 +1,6 @@
 /* startup_mps2.c: reset and exception handling for the firmware example on QEMU's Arm MPS2
- * boards (mps2-an386: Cortex-M4F, mps2-an500: Cortex-M7; also builds for the Cortex-M0+).
+ * boards (mps2-an386: Cortex-M4F, mps2-an500: Cortex-M7; also builds for the Cortex-M0+) and
+ * on the MPS3 AN547 (mps3-an547: Cortex-M55, whose CPACR bits also enable Helium).
  *
  * On reset a Cortex-M core loads the stack pointer from word 0 of the vector table and
  * jumps to the handler in word 1; everything else is up to us: enable the FPU (the first
@@ -8,7 +9,7 @@
  * its result to the debugger (QEMU exits with status 0 for 0, 1 otherwise).
  *
  * C constructors are not run (no __libc_init_array): the firmware is plain C.
- * The memory symbols come from mps2.ld.
+ * The memory symbols come from mps2.ld (or mps3_an547.ld).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
 #include "runtime-c/aotc_dot.h"
 #include "runtime-c/aotc_elementwise.h"
 #include "runtime-c/aotc_host_f32.h"
+#include "runtime-c/aotc_mve.h"
 #include "runtime-c/aotc_quant.h"
 #include "runtime-c/aotc_quant_onnx.h"
 #include "runtime-c/aotc_quant_softmax.h"
@@ -64,6 +65,55 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
        {5, [](Args a) {
           aotc_dot_s8_2x2(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), pointer<const int32_t>(a[2]), i32(a[3]),
                           pointer<int32_t>(a[4]));
+          return int64_t{0};
+        }}},
+      {"aotc_mve_conv_s8",
+       {15, [](Args a) {
+          aotc_mve_conv_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), pointer<const int8_t>(a[4]), i32(a[5]),
+                           pointer<const int32_t>(a[6]), pointer<const int32_t>(a[7]), pointer<const int32_t>(a[8]),
+                           pointer<const int32_t>(a[9]), i32(a[10]), i32(a[11]), i32(a[12]), i32(a[13]),
+                           pointer<int8_t>(a[14]));
+          return int64_t{0};
+        }}},
+      {"aotc_mve_depthwise_s8",
+       {17, [](Args a) {
+          aotc_mve_depthwise_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]), i32(a[6]),
+                                pointer<const int8_t>(a[7]), pointer<const int32_t>(a[8]), pointer<const int32_t>(a[9]),
+                                pointer<const int32_t>(a[10]), pointer<const int32_t>(a[11]), i32(a[12]), i32(a[13]),
+                                i32(a[14]), i32(a[15]), pointer<int8_t>(a[16]));
+          return int64_t{0};
+        }}},
+      {"aotc_mve_add_s8",
+       {15, [](Args a) {
+          aotc_mve_add_s8(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]),
+                          i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]), i32(a[12]), i32(a[13]),
+                          pointer<int8_t>(a[14]));
+          return int64_t{0};
+        }}},
+      {"aotc_mve_window_sum_s8",
+       {6, [](Args a) {
+          aotc_mve_window_sum_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), pointer<int32_t>(a[5]));
+          return int64_t{0};
+        }}},
+      {"aotc_mve_copy_s8",
+       {3, [](Args a) {
+          aotc_mve_copy_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]));
+          return int64_t{0};
+        }}},
+      {"aotc_mve_fill_s8",
+       {3, [](Args a) {
+          aotc_mve_fill_s8(pointer<int8_t>(a[0]), i32(a[1]), i32(a[2]));
+          return int64_t{0};
+        }}},
+      {"aotc_mve_band_row_s8",
+       {8, [](Args a) {
+          aotc_mve_band_row_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]),
+                               i32(a[6]), i32(a[7]));
+          return int64_t{0};
+        }}},
+      {"aotc_mve_gather_s8",
+       {5, [](Args a) {
+          aotc_mve_gather_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]));
           return int64_t{0};
         }}},
       {"aotc_dot_s8_1x4_aligned",
@@ -221,6 +271,29 @@ Expr dw3_s8(Expr row, Expr stride, Expr outputs, Expr w02, Expr w1, Expr acc) {
   return runtime_call("aotc_dw3_s8", {std::move(row), std::move(stride), std::move(outputs), std::move(w02), std::move(w1), std::move(acc)});
 }
 
+Expr mve_conv_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_conv_s8", std::move(args)); }
+Expr mve_depthwise_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_depthwise_s8", std::move(args)); }
+Expr mve_add_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_add_s8", std::move(args)); }
+Expr mve_window_sum_s8(Expr x, Expr row_stride, Expr rows, Expr cols, Expr channels, Expr sums) {
+  return runtime_call("aotc_mve_window_sum_s8", {std::move(x), std::move(row_stride), std::move(rows), std::move(cols),
+                                                 std::move(channels), std::move(sums)});
+}
+Expr mve_copy_s8(Expr dst, Expr src, Expr n) {
+  return runtime_call("aotc_mve_copy_s8", {std::move(dst), std::move(src), std::move(n)});
+}
+Expr mve_fill_s8(Expr dst, Expr value, Expr n) {
+  return runtime_call("aotc_mve_fill_s8", {std::move(dst), std::move(value), std::move(n)});
+}
+Expr mve_band_row_s8(Expr dst, Expr src, Expr valid, Expr width, Expr pad_left, Expr pad_right, Expr channels,
+                     Expr zero_point) {
+  return runtime_call("aotc_mve_band_row_s8", {std::move(dst), std::move(src), std::move(valid), std::move(width),
+                                               std::move(pad_left), std::move(pad_right), std::move(channels),
+                                               std::move(zero_point)});
+}
+Expr mve_gather_s8(Expr dst, Expr src, Expr row_stride, Expr rows, Expr run) {
+  return runtime_call("aotc_mve_gather_s8", {std::move(dst), std::move(src), std::move(row_stride), std::move(rows), std::move(run)});
+}
+
 Expr shift_left(Expr x, Expr n, int bits) {
   DataType t = bits > 32 ? DataType::UInt(64) : DataType::UInt(32);
   return call(bits > 32 ? "aotc_shift_left_u64" : "aotc_shift_left_u32", {cast(t, std::move(x)), cast(t, std::move(n))}, t);
@@ -242,12 +315,14 @@ Expr float64_to_float16(Expr value) {
   return call("aotc_f64_to_f16", {cast(DataType::Float64(), std::move(value))}, DataType::Float16());
 }
 
-bool runtime_call_writes(const std::string& name, size_t index) {
+bool runtime_call_writes_argument(const std::string& name, size_t index) {
+  // The arguments each micro-kernel writes (its last, but for the copies: the first; the
+  // host float kernels: the output and the scratch).
   static const std::map<std::string, std::vector<size_t>> kWritten = {
-      {"aotc_dot_s8_1x4", {3}},   {"aotc_dot_s8_2x2", {4}},  {"aotc_dot_s8_1x4_aligned", {3}},
-      {"aotc_dot_s8_2x2_aligned", {4}}, {"aotc_stage_s8x2", {3}}, {"aotc_dot_s16_2x2", {3}},
-      {"aotc_dw3_s8", {5}},       {"aotc_conv_f32", {1, 15}}, {"aotc_depthwise_f32", {1, 14}},
-  };
+      {"aotc_dot_s8_2x2", {4}},  {"aotc_dot_s8_1x4", {3}},  {"aotc_mve_conv_s8", {14}},
+      {"aotc_mve_depthwise_s8", {16}}, {"aotc_mve_add_s8", {14}}, {"aotc_mve_copy_s8", {0}},
+      {"aotc_mve_band_row_s8", {0}}, {"aotc_mve_gather_s8", {0}}, {"aotc_mve_window_sum_s8", {5}},
+      {"aotc_mve_fill_s8", {0}}, {"aotc_conv_f32", {1, 15}}, {"aotc_depthwise_f32", {1, 14}}};
   auto it = kWritten.find(name);
   return it != kWritten.end() && std::find(it->second.begin(), it->second.end(), index) != it->second.end();
 }

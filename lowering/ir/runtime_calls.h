@@ -1,5 +1,5 @@
 // The fixed-point functions and micro-kernels of the C runtime (runtime-c/aotc_quant.h,
-// aotc_quant_onnx.h, aotc_quant_softmax.h, aotc_dot.h, aotc_elementwise.h) as loop-IR calls, and their
+// aotc_quant_onnx.h, aotc_quant_softmax.h, aotc_dot.h, aotc_mve.h, aotc_elementwise.h) as loop-IR calls, and their
 // evaluation for the IR interpreter.
 //
 // This is the one place where aotc's integer arithmetic is defined: the generated C calls
@@ -98,6 +98,26 @@ Expr conv_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_
 Expr depthwise_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow,
                    int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, Expr scratch);
 
+// The Helium kernels of aotc_mve.h (statements' calls), arguments in the C functions'
+// order: aotc_mve_conv_s8 (one output pixel: x, row_stride, rows, row_length,
+// packed_weights, out_channels, then the requantization's bias, multiplier, left_shift,
+// right_shift, per_channel, output_zero_point, act_min, act_max and y),
+// aotc_mve_depthwise_s8 (one output row: band, row_stride, channels, kernel_h, kernel_w,
+// stride_x, out_width, w, then the same nine), and the copies that stage inputs and build
+// padded bands.
+Expr mve_conv_s8(std::vector<Expr> args);
+Expr mve_depthwise_s8(std::vector<Expr> args);
+// aotc_mve_add_s8: TFLite's int8 ADD of n elements (a, b, n, then each input's offset,
+// multiplier and shift, the output's multiplier, shift and zero point, act_min, act_max, y).
+Expr mve_add_s8(std::vector<Expr> args);
+// aotc_mve_window_sum_s8: the int32 sums of an average pool's window, channel by channel.
+Expr mve_window_sum_s8(Expr x, Expr row_stride, Expr rows, Expr cols, Expr channels, Expr sums);
+Expr mve_copy_s8(Expr dst, Expr src, Expr n);
+Expr mve_fill_s8(Expr dst, Expr value, Expr n);
+Expr mve_band_row_s8(Expr dst, Expr src, Expr valid, Expr width, Expr pad_left, Expr pad_right, Expr channels,
+                     Expr zero_point);
+Expr mve_gather_s8(Expr dst, Expr src, Expr row_stride, Expr rows, Expr run);
+
 // BitShift and integer Pow (aotc_elementwise.h): shifts of unsigned values of up to 32
 // bits (zero-extended) or of 64 bits, 0 when the count reaches the width; base^exponent in
 // wrapping int64 arithmetic.
@@ -113,9 +133,9 @@ Expr mod_int64(Expr a, Expr b, bool sign_of_divisor);
 Expr float16_to_float32(Expr bits);
 Expr float64_to_float16(Expr value);
 
-// Whether runtime function `name` writes through its argument `index` (an address): the C
-// emitter declares a kernel's parameter `const` only if nothing writes it.
-bool runtime_call_writes(const std::string& name, size_t index);
+// Whether runtime function `name` writes through its argument `index` (an address_of):
+// the micro-kernels' accumulators and outputs. Code generation keeps such a buffer non-const.
+bool runtime_call_writes_argument(const std::string& name, size_t index);
 
 // For the interpreter: if `name` is one of the runtime functions above, stores its value
 // for `args` (integers as int64, addresses as host pointers) in *result and returns true;

@@ -82,6 +82,11 @@ ir::Expr KernelBuilder::epilogue(ir::Expr value, const std::vector<ir::Expr>& ou
   return value;
 }
 
+ir::Buffer KernelBuilder::epilogue_operand(TensorId id) {
+  epilogue_operands_.push_back(id);
+  return tensor_param(id, "E" + std::to_string(params_.size()));
+}
+
 LoweredOp KernelBuilder::finish(ir::Stmt body) {
   LoweredOp out;
   out.func.name = func_name_;

@@ -36,6 +36,11 @@ class KernelBuilder {
   // un-fused output at `out_index`. Returns `value` unchanged if nothing is fused.
   ir::Expr epilogue(ir::Expr value, const std::vector<ir::Expr>& out_index);
 
+  // The parameter of operand `id` of the fused epilogue, for a kernel that computes the
+  // epilogue itself (conv_mve_s8.h's vector ADD); registered as epilogue() registers its
+  // operands, so that the output may take its memory.
+  ir::Buffer epilogue_operand(TensorId id);
+
   // Declares that the output may be written over input tensor `id` (see LoweredOp), for
   // kernels that decide it by shape (a staged convolution); operators that always can
   // declare Role::kInPlace instead.

@@ -19,6 +19,7 @@
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/conv_blocked_s8.h"
+#include "lowering/ops/conv_mve_s8.h"
 #include "lowering/ops/convolution.h"
 #include "lowering/ops/depthwise3_s8.h"
 #include "lowering/ops/depthwise_s8.h"
@@ -210,15 +211,26 @@ std::unique_ptr<ConvArithmetic> tflite_arithmetic(const Graph& g, const Node& no
 }
 
 // The int8 kernels specialized for cores with the DSP extension (conv_blocked_s8.h,
-// depthwise_s8.h) take int8 (not 16x8) with constant symmetric weights and a constant bias.
-bool specialized_int8_applies(const LowerContext& ctx) {
+// depthwise_s8.h) or Helium (conv_mve_s8.h, target feature `feature`) take int8 (not 16x8)
+// with constant symmetric weights and a constant bias.
+bool specialized_int8_applies(const LowerContext& ctx, const char* feature) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
   TensorId bias = node.input(2);
   bool constant = g.tensor(node.inputs[1]).is_constant() && (bias == kNoTensor || g.tensor(bias).is_constant());
   const std::vector<int64_t>& filter_zero_points = g.tensor(node.inputs[1]).quant.zero_point;
   bool symmetric = std::all_of(filter_zero_points.begin(), filter_zero_points.end(), [](int64_t z) { return z == 0; });
-  return ctx.target.has("dsp") && tflite::is_int8(g, node.inputs[0]) && constant && symmetric;
+  return ctx.target.has(feature) && tflite::is_int8(g, node.inputs[0]) && constant && symmetric;
+}
+
+// TFLite's requantization of a kernel with input 0 and filter 1 into `output`, per channel.
+MveRequantization mve_requantization(const Graph& g, const Node& node, TensorId output, int64_t channels) {
+  MveRequantization q;
+  q.channels = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], output, channels);
+  if (q.channels.size() == 1) q.channels.resize(static_cast<size_t>(channels), q.channels[0]);
+  q.output_zero_point = tflite::zero_point_of(g, output);
+  q.range = tflite::output_range(g, node, output);
+  return q;
 }
 
 // The kernel's multiply-accumulates and its shape in a few words, as metadata.json's
@@ -256,25 +268,28 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   ops.input_tensor = node.inputs[0];
   // An epilogue fused behind the node (a residual ADD) starts from the node's own output.
   std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, anchor_output(node), c.out_channels);
-  // On a core with the DSP extension an int8 convolution with constant weights takes a
-  // specialized kernel: depthwise with kernels three wide over a padded plane per channel
+  // On a core with Helium an int8 convolution with constant weights takes the vector
+  // kernels (conv_mve_s8.h). On a core with the DSP extension it takes a specialized
+  // kernel: depthwise with kernels three wide over a padded plane per channel
   // (depthwise3_s8.h), other depthwise with unrolled taps (depthwise_s8.h), otherwise
   // register blocks over weights packed at compile time (conv_blocked_s8.h); where a kernel
   // packs the weights its table replaces the filter. All fold the input's zero point into
   // their own bias tables.
-  bool specialized = specialized_int8_applies(ctx) && (depthwise ? depthwise_s8_applies(c) || depthwise3_s8_applies(c)
-                                                                 : blocked_conv_s8_applies(c));
+  bool helium = specialized_int8_applies(ctx, "mve") && mve_conv_s8_applies(c);
+  bool specialized = helium || (specialized_int8_applies(ctx, "dsp") &&
+                                (depthwise ? depthwise_s8_applies(c) || depthwise3_s8_applies(c) : blocked_conv_s8_applies(c)));
   if (specialized) {
     // Kernels three wide over a padded plane (depthwise3_s8.h), with their own packed taps.
-    bool three_wide = depthwise && depthwise3_s8_applies(c);
-    if (depthwise && !three_wide) ops.filter = kb.input(1, "filter");
+    bool three_wide = !helium && depthwise && depthwise3_s8_applies(c);
+    if (depthwise && !helium && !three_wide) ops.filter = kb.input(1, "filter");
     ops.output = kb.output(0, "output");
     const Tensor* filter = &g.tensor(node.inputs[1]);
     const Tensor* bias = node.input(2) != kNoTensor ? &g.tensor(node.inputs[2]) : nullptr;
     FoldedConvConstants constants{filter, bias, tflite::zero_point_of(g, node.inputs[0])};
-    ir::Stmt body = three_wide  ? lower_depthwise3_s8(kb, c, *arithmetic, ops, constants)
-                    : depthwise ? lower_depthwise_s8(kb, c, *arithmetic, ops, constants)
-                                : lower_blocked_conv_s8(kb, c, *arithmetic, ops, constants);
+    ir::Stmt body = helium ? lower_mve_conv_s8(kb, c, mve_requantization(g, node, anchor_output(node), c.out_channels), ops, constants)
+                    : three_wide ? lower_depthwise3_s8(kb, c, *arithmetic, ops, constants)
+                    : depthwise  ? lower_depthwise_s8(kb, c, *arithmetic, ops, constants)
+                                 : lower_blocked_conv_s8(kb, c, *arithmetic, ops, constants);
     return with_conv_work(kb.finish(body), c, depthwise);
   }
   ops.filter = kb.input(1, "filter");
@@ -348,10 +363,13 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   std::vector<double> folded = folded_int8_bias(g, node, f);
   ChannelConstants folded_bias;
   ChannelConstants::Handle folded_handle = folded.empty() ? 0 : folded_bias.add("bias", DataType::Int(32), folded);
-  // On a core with the DSP extension four units at a time share each input word
-  // (fully_connected_s8.h); elsewhere a loop per unit that the C compiler sees whole.
-  bool dsp_dot = !folded.empty() && ctx.target.has("dsp");
-  ir::Buffer w = dsp_dot ? nullptr : kb.input(1, "filter");
+  // On a core with Helium the runtime's vector kernel (conv_mve_s8.h: sixteen products per
+  // instruction, four units per input vector, vector requantization). On a core with the
+  // DSP extension four units at a time share each input word (fully_connected_s8.h);
+  // elsewhere a loop per unit that the C compiler sees whole.
+  bool helium = !folded.empty() && ctx.target.has("mve");
+  bool dsp_dot = !folded.empty() && !helium && ctx.target.has("dsp");
+  ir::Buffer w = dsp_dot || helium ? nullptr : kb.input(1, "filter");
   ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
   if (dsp_dot) {
     std::vector<int32_t> biases(folded.begin(), folded.end());
@@ -360,7 +378,10 @@ LoweredOp lower_fc(const LowerContext& ctx) {
     return with_fc_views(std::move(lowered), x, y2, node, f);
   }
 
-  ir::Stmt body = a->wrap([&] {
+  std::vector<int32_t> folded_ints(folded.begin(), folded.end());
+  ir::Stmt body = helium ? lower_mve_fully_connected_s8(x, y2, g.tensor(node.inputs[1]), folded_ints,
+                                                        mve_requantization(g, node, node.outputs[0], f.units))
+                         : a->wrap([&] {
     return folded_bias.wrap([&] {
       return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {
         auto sum = [&](const Accumulator& acc) {

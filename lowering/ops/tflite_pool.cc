@@ -4,11 +4,14 @@
 // that reaches into the padding is clipped to the input (window.h): the loops run over the
 // taps that fall inside it, and an average divides by their number. The int8 average is an int32
 // sum divided with rounding half away from zero; int8 values are pooled as stored, without
-// rescaling, because TFLite requires input and output to share their quantization.
+// rescaling, because TFLite requires input and output to share their quantization. On a
+// core with Helium the int8 sums of windows inside the input are vector sums
+// (runtime-c/aotc_mve.h).
 #include <cmath>
 #include <functional>
 #include <limits>
 
+#include "lowering/ir/runtime_calls.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
@@ -125,6 +128,31 @@ ir::Stmt pool_one_output(const PoolGeometry& p, const WindowReduction& reduction
   return window.bind(accumulate(reduction.init, taps, write));
 }
 
+// On a core with Helium, an int8 average over windows that never leave the input: each
+// output pixel's window summed for every channel by the runtime (aotc_mve_window_sum_s8,
+// four channels per vector), then divided channel by channel as TFLite does.
+bool helium_average_applies(const LowerContext& ctx, const PoolGeometry& p, PoolKind kind) {
+  bool inside = !p.axes[0].can_leave_input() && !p.axes[1].can_leave_input();
+  return ctx.target.has("mve") && kind == PoolKind::kAverage && tflite::is_int8(ctx.graph, ctx.node.inputs[0]) && inside;
+}
+
+ir::Stmt helium_average(const PoolGeometry& p, const WindowReduction& reduction, const ir::Buffer& x,
+                        const ir::Buffer& y) {
+  const WindowAxis &ya = p.axes[0], &xa = p.axes[1];
+  ir::Buffer sums = ir::make_buffer("sums", DataType::Int(32), {p.channels});
+  ir::Stmt loops = ir::loop_nest({p.batches, ya.output, xa.output}, {"n", "oy", "ox"}, [&](const std::vector<Expr>& o) {
+    Expr first = ir::address_of(x, {o[0], o[1] * ya.stride - ya.pad_begin, o[2] * xa.stride - xa.pad_begin, 0});
+    ir::Stmt sum = ir::evaluate(ir::mve_window_sum_s8(first, ir::make_int(xa.input * p.channels), ir::make_int(ya.kernel),
+                                                      ir::make_int(xa.kernel), ir::make_int(p.channels),
+                                                      ir::address_of(sums, {0})));
+    ir::Stmt divide = ir::loop_nest({p.channels}, {"c"}, [&](const std::vector<Expr>& c) {
+      return ir::store(y, {o[0], o[1], o[2], c[0]}, reduction.finish(ir::load(sums, c), ir::make_int(ya.kernel * xa.kernel)));
+    });
+    return ir::seq({sum, divide});
+  });
+  return ir::allocate(sums, loops);
+}
+
 LoweredOp lower_pool(const LowerContext& ctx, PoolKind kind) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
@@ -132,6 +160,7 @@ LoweredOp lower_pool(const LowerContext& ctx, PoolKind kind) {
   WindowReduction reduction = window_reduction(g, node, kind);
   KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
+  if (helium_average_applies(ctx, p, kind)) return kb.finish(helium_average(p, reduction, x, y));
   ir::Stmt body = ir::loop_nest({p.batches, p.axes[0].output, p.axes[1].output, p.channels}, {"n", "oy", "ox", "c"},
                                 [&](const std::vector<Expr>& o) { return pool_one_output(p, reduction, x, y, o); });
   return kb.finish(body);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/e2e_util.h"
+#include "tests/e2e/ethos_u/vela_operator.h"
 #include "tests/tflite_model_builder.h"
 
 namespace aotc::e2e {
@@ -192,34 +193,8 @@ TEST_F(Npu, GeneratedCAndDriverBuildStrictForCortexM4) {
 namespace aotc::e2e {
 namespace {
 
-// The tensors of person_detect_vela's ethos-u operator, read from the file with the
-// flatbuffers schema's own accessors: its command stream, Vela's weights, the sizes of its
-// two scratch tensors.
-struct VelaOperator {
-  std::string stream, weights;
-  std::vector<size_t> scratch_sizes;
-};
-
-VelaOperator read_vela_operator(const std::string& path) {
-  std::string file = read_bytes(path);
-  const tfl::Model* model = tfl::GetModel(file.data());
-  const tfl::SubGraph* sub = model->subgraphs()->Get(0);
-  const tfl::Operator* op = sub->operators()->Get(0);
-  VelaOperator v;
-  auto bytes = [&](int32_t tensor) {
-    const auto* data = model->buffers()->Get(sub->tensors()->Get(static_cast<flatbuffers::uoffset_t>(tensor))->buffer())->data();
-    return data ? std::string(data->begin(), data->end()) : std::string();
-  };
-  v.stream = bytes(op->inputs()->Get(0));
-  v.weights = bytes(op->inputs()->Get(1));
-  for (int k : {2, 3}) {
-    const tfl::Tensor* t = sub->tensors()->Get(static_cast<flatbuffers::uoffset_t>(op->inputs()->Get(static_cast<flatbuffers::uoffset_t>(k))));
-    size_t n = 1;
-    for (int32_t d : *t->shape()) n *= static_cast<size_t>(d);
-    v.scratch_sizes.push_back(n);
-  }
-  return v;
-}
+using ethos_u_test::read_vela_operator;
+using ethos_u_test::VelaOperator;
 
 // person_detect_vela.tflite for the Ethos-U55 target: its command stream becomes an
 // artifact, and the generated code hands it with TFLite Micro's base-address table to

@@ -7,7 +7,10 @@
 // loop. int8 CONV_2D: on `dsp`
 // targets register blocks of two pixels x two channels over packed weights
 // (conv_blocked_s8.h, the runtime's aotc_dot_s8_2x2); DEPTHWISE_CONV_2D: unrolled taps with
-// the bounds checks at the edges only (depthwise_s8.h). The expected values are
+// the bounds checks at the edges only (depthwise_s8.h). On `mve` targets all three take the
+// Helium kernels (conv_mve_s8.h, the runtime's aotc_mve.h, whose plain loops the
+// interpreter runs here; tests/firmware/mve_kernels checks the vector code against them on
+// the emulated Cortex-M55). The expected values are
 // TFLite's reference arithmetic written out here: sum of (x - input_zero_point) * w, plus
 // bias, requantized with the multiplier of input_scale * filter_scale / output_scale, plus
 // the output zero point, clamped. The convolutions' expected values are TFLite's
@@ -83,21 +86,25 @@ TEST_P(FullyConnectedInt8, EveryVariantGivesTflitesBytes) {
   std::vector<int32_t> bias = random_ints<int32_t>(static_cast<size_t>(c.units), -3000, 3000, 3);
   std::vector<int8_t> want = reference(x, w, bias);
   for (const TargetFacts& target : {with_features({}), with_features({"dsp"}), with_features({"fpu", "dsp", "mve"})}) {
-    SCOPED_TRACE(target.has("dsp") ? "dsp" : "no dsp");
+    SCOPED_TRACE(target.has("mve") ? "mve" : target.has("dsp") ? "dsp" : "plain");
     EXPECT_EQ(fc(target, x, w, bias).run<int8_t>(), want);
   }
 }
 
-// The feature decides the kernel: only a `dsp` target calls the runtime's dot product, and
-// only where the weights are constant (the input's zero point is folded into the bias).
+// The feature decides the kernel: only a `dsp` target calls the runtime's dot product, only
+// an `mve` target its Helium kernel, and only where the weights are constant (the input's
+// zero point is folded into the bias).
 TEST_P(FullyConnectedInt8, DspTargetsCallTheDotProduct) {
   const FcCase& c = GetParam();
   std::vector<int8_t> x(static_cast<size_t>(c.batches * c.depth), 1), w(static_cast<size_t>(c.units * c.depth), 1);
   std::vector<int32_t> bias(static_cast<size_t>(c.units), 0);
   std::string dsp = fc(with_features({"dsp"}), x, w, bias).printed_ir();
+  std::string mve = fc(with_features({"dsp", "mve"}), x, w, bias).printed_ir();
   std::string plain = fc(with_features({}), x, w, bias).printed_ir();
   // aotc_dot_s8_1x4, or its aligned form for an input in a planned tensor.
   EXPECT_EQ(dsp.find("aotc_dot_s8_1x4") != std::string::npos, c.constant_weights) << dsp;
+  EXPECT_EQ(mve.find("aotc_mve_conv_s8(") != std::string::npos, c.constant_weights) << mve;
+  EXPECT_EQ(mve.find("aotc_dot_s8_1x4"), std::string::npos) << mve;
   EXPECT_EQ(plain.find("aotc_dot_s8_1x4"), std::string::npos) << plain;
 }
 
@@ -194,8 +201,8 @@ TEST_P(ConvolutionInt8, EveryVariantGivesTflitesBytes) {
   std::vector<int8_t> w = random_ints<int8_t>(filter_size, -127, 127, 5);
   std::vector<int32_t> bias = random_ints<int32_t>(static_cast<size_t>(c.out_channels), -3000, 3000, 6);
   std::vector<int8_t> want = reference(x, w, bias);
-  for (const TargetFacts& target : {with_features({}), with_features({"dsp"})}) {
-    SCOPED_TRACE(target.has("dsp") ? "dsp" : "no dsp");
+  for (const TargetFacts& target : {with_features({}), with_features({"dsp"}), with_features({"dsp", "mve"})}) {
+    SCOPED_TRACE(target.has("mve") ? "mve" : target.has("dsp") ? "dsp" : "plain");
     EXPECT_EQ(conv(target, x, w, bias).run<int8_t>(), want);
   }
 }
@@ -214,6 +221,12 @@ TEST_P(ConvolutionInt8, DspTargetsTakeTheSpecializedKernel) {
   const char* marker = !c.depthwise ? "aotc_dot_s" : c.kernel_w == 3 ? "aotc_dw3_s8(" : "let w0 = ";
   EXPECT_NE(dsp.find(marker), std::string::npos) << dsp;
   EXPECT_EQ(plain.find(marker), std::string::npos) << plain;
+  // Helium: the vector kernels, over a band of zero-point-padded rows unless pointwise.
+  std::string mve = conv(with_features({"dsp", "mve"}), x, w, bias).printed_ir();
+  EXPECT_NE(mve.find(c.depthwise ? "aotc_mve_depthwise_s8(" : "aotc_mve_conv_s8("), std::string::npos) << mve;
+  EXPECT_EQ(mve.find(marker), std::string::npos) << mve;
+  bool pointwise = !c.depthwise && c.kernel_h == 1 && c.kernel_w == 1;
+  EXPECT_EQ(mve.find("aotc_mve_band_row_s8(") != std::string::npos, !pointwise) << mve;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -225,6 +238,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{9, 6, 3, 5, 3, 3, 2, "SAME", false, "NONE"},     // 3 channels: gathered windows
                       ConvCase{11, 5, 1, 4, 5, 4, 2, "SAME", false, "NONE"},    // kws's first layer, smaller
                       ConvCase{5, 4, 6, 4, 3, 2, 1, "VALID", false, "NONE"},    // 6 channels, valid
+                      ConvCase{6, 5, 16, 6, 3, 3, 1, "SAME", false, "RELU"},    // runs of 48: rows from the band
+                      ConvCase{7, 7, 32, 9, 1, 1, 2, "SAME", false, "NONE"},    // pointwise, stride 2
+                      ConvCase{5, 6, 4, 5, 2, 2, 2, "SAME", false, "NONE"},     // even kernel, stride 2
                       ConvCase{3, 5, 6, 4, 1, 1, 1, "VALID", false, "RELU"},    // pointwise, a partial group of channels
                       ConvCase{7, 8, 8, 6, 1, 1, 2, "SAME", false, "NONE"},     // pointwise, stride 2
                       ConvCase{5, 7, 8, 6, 3, 3, 1, "SAME", false, "RELU"},     // odd output width: a last pixel alone
@@ -236,7 +252,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{5, 7, 6, 6, 3, 3, 1, "SAME", true, "RELU"},      // a row's last three outputs
                       ConvCase{8, 8, 4, 4, 3, 3, 2, "SAME", true, "NONE"},      // stride 2, padding only at the end
                       ConvCase{4, 6, 4, 4, 1, 3, 1, "SAME", true, "NONE"},      // one kernel row
-                      ConvCase{7, 7, 4, 4, 5, 5, 1, "SAME", true, "RELU"}),     // five wide: the unrolled kernel
+                      ConvCase{7, 7, 4, 4, 5, 5, 1, "SAME", true, "RELU"},      // five wide: the unrolled kernel
+                      ConvCase{9, 7, 20, 20, 3, 3, 1, "SAME", true, "RELU"},    // 20 channels: five vectors
+                      ConvCase{8, 9, 6, 6, 5, 5, 2, "SAME", true, "NONE"}),     // 5x5, stride 2
     [](const ::testing::TestParamInfo<ConvCase>& info) {
       const ConvCase& c = info.param;
       return std::string(c.depthwise ? "depthwise_" : "conv_") + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
