@@ -3,11 +3,12 @@
 //
 // The generic kernel (convolution.h) sums one output element at a time, a chain of
 // dependent multiply-adds that no compiler vectorizes across outputs. Here a convolution
-// with groups of 1 is a register-blocked matrix product (4 channels x 24 pixels, or 16
-// channels x 6 pixels when there are fewer than 24 pixels) over weights packed in the
-// order the block reads them, im2col bands for windows larger than 1x1; a depthwise
-// convolution is a row-wise multiply-add per tap. Both add the bias and clamp (a fused
-// ReLU, or a Clip with constant bounds) in registers before the only store.
+// with groups of 1 is a register-blocked matrix product (4 channels x 16 or 32 pixels, or
+// 16 channels x 6 or 12 pixels when there are fewer than 32 pixels) over weights packed in
+// the order the block reads them, im2col bands for windows larger than 1x1; a 3x3
+// depthwise convolution sums nine taps per output over a zero-padded copy of each channel,
+// other depthwise kernels a row-wise multiply-add per tap. Both add the bias and clamp (a
+// fused ReLU, or a Clip with constant bounds) in registers before the only store.
 //
 // Any other fused epilogue (a residual Add...) runs afterwards, element by element, from a
 // workspace copy of the kernel's output: the epilogue may read a tensor that the output
