@@ -85,6 +85,23 @@ set(tflm_flatbuffer_vww_96_int8 333288)
 set(tflm_flatbuffer_pretrainedResnet_quant 98496)
 set(tflm_flatbuffer_ad01_int8 276976)
 set(tflm_interpreter_flash 75200)
+# The float32 models (-DMODELS="ad01_fp32;vww_96_float;pretrainedResnet"): CMSIS-NN has no
+# float kernels, so TFLM runs them with its reference kernels either way; both TFLM columns
+# show that figure (../shared/README.md: instructions and arena on the same board).
+set(macs_ad01_fp32 0.26)
+set(macs_vww_96_float 7.49)
+set(macs_pretrainedResnet 12.50)
+foreach(model_figures IN ITEMS "ad01_fp32 1.36 4848 1067648" "vww_96_float 80.6 299968 866284"
+                               "pretrainedResnet 88.7 199120 318144")
+  string(REPLACE " " ";" model_figures "${model_figures}")
+  list(GET model_figures 0 float_model)
+  list(GET model_figures 1 tflm_ref_${float_model})
+  list(GET model_figures 1 tflm_cmsis_${float_model})
+  list(GET model_figures 2 tflm_arena_${float_model})
+  list(GET model_figures 3 tflm_flatbuffer_${float_model})
+  # Their activations take more than cortex-m4.toml's 128 KB pool (mps2 has 4 MB of RAM).
+  set(pools_${float_model} sram:1M)
+endforeach()
 # On QEMU mps3-an547 (Cortex-M55), TFLM with CMSIS-NN's Helium (MVE) kernels, same build
 # otherwise (../shared/README.md): executed instructions of one Invoke(), millions.
 set(tflm_mve_kws_ref_model 1.81)
@@ -339,7 +356,7 @@ function(build_and_run dir target compiler model)
       "-DCMAKE_TOOLCHAIN_FILE=${source_dir}/cmake/toolchains/${target}-${compiler}.cmake"
       "-Daotc_DIR=${AOTC_BUILD_DIR}/aotc-config" "-DAOTC_FW_MODEL=${models_dir}/${model}.tflite"
       -DAOTC_FW_TARGET=${target} "-DAOTC_FW_REFERENCE_DIR=${models_dir}/reference/${model}"
-      -DAOTC_FW_CASES=1 ${ARGN} QUIET)
+      -DAOTC_FW_CASES=1 "-DAOTC_FW_POOLS=${pools_${model}}" ${ARGN} QUIET)
   run_step("${CMAKE_COMMAND}" --build "${dir}" --parallel ${JOBS} QUIET)
   run_step("${CMAKE_COMMAND}" "-DELF=${dir}/firmware.elf" -DMACHINE=${machine_${target}} -DICOUNT=ON
       "-DREFERENCE_DIR=${models_dir}/reference/${model}" "-DLOG=${dir}/qemu-icount.log"

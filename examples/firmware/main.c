@@ -6,11 +6,14 @@
  * prints over semihosting:
  *
  *   case K: status S, instructions N, stack B bytes
- *   case K output J: <the output's bytes in hex>
+ *   case K output J: <the output's bytes in hex>   ("case K output J float32: ..." for a
+ *                                                   float32 output)
  *   case K: match | case K: MISMATCH at byte I of output J (got X, expected Y)
+ *           (a float32 output: MISMATCH at element I, more than 1e-5 relative)
  *   result: PASS | FAIL
  *
- * and returns 0 only if every run succeeded and every output equals the expected bytes.
+ * and returns 0 only if every run succeeded and every output equals the expected bytes
+ * (float32 outputs: within a relative error of 1e-5 of each expected value).
  *
  * instructions: SysTick at the core clock (FW_CORE_CLOCK_HZ: 25 MHz on QEMU's MPS2 boards,
  * 32 MHz on the MPS3 AN547) counted around the one <name>_run call, in nanoseconds: 40 per
@@ -96,6 +99,24 @@ static uint32_t* current_sp(void) {
 }
 
 /* ---- Output -------------------------------------------------------------------------- */
+
+#if FW_HAVE_EXPECTED
+/* The first of `count` float32 values that differs from the expected one by more than
+ * 1e-5 of the expected magnitude (the tolerance aotc's host tests use for float models:
+ * sums may round differently from TFLite's), or `count` if none does. */
+static uint32_t float32_mismatch(const uint8_t* got_bytes, const uint8_t* expected_bytes, uint32_t count) {
+  uint32_t i;
+  for (i = 0; i < count; ++i) {
+    float got, expected, diff, bound;
+    memcpy(&got, got_bytes + 4 * i, 4);
+    memcpy(&expected, expected_bytes + 4 * i, 4);
+    diff = got > expected ? got - expected : expected - got;
+    bound = 1e-5f * (expected < 0 ? -expected : expected);
+    if (!(diff <= bound)) return i;
+  }
+  return count;
+}
+#endif
 
 /* printf has no portable 64-bit conversion on every newlib build: print it ourselves. */
 static void print_u64(uint64_t value) {
@@ -184,7 +205,7 @@ int main(void) {
     if (m.status != 0) ok = 0;
 
     for (j = 0; j < FW_OUTPUT_COUNT; ++j) {
-      printf("case %" PRIu32 " output %" PRIu32 ": ", k, j);
+      printf("case %" PRIu32 " output %" PRIu32 "%s: ", k, j, fw_output_float32[j] ? " float32" : "");
       print_hex(fw_output_buffers[j], fw_output_bytes[j]);
       putchar('\n');
     }
@@ -192,6 +213,16 @@ int main(void) {
     for (j = 0; j < FW_OUTPUT_COUNT && ok; ++j) {
       const uint8_t* expected = fw_case_expected[k] + fw_output_offsets[j];
       uint32_t i;
+      if (fw_output_float32[j]) {
+        i = float32_mismatch(fw_output_buffers[j], expected, fw_output_bytes[j] / 4);
+        if (i < fw_output_bytes[j] / 4) {
+          printf("case %" PRIu32 ": MISMATCH at element %" PRIu32 " of output %" PRIu32
+                 " (more than 1e-5 relative)\n",
+                 k, i, j);
+          ok = 0;
+        }
+        continue;
+      }
       for (i = 0; i < fw_output_bytes[j]; ++i) {
         if (fw_output_buffers[j][i] != expected[i]) {
           printf("case %" PRIu32 ": MISMATCH at byte %" PRIu32 " of output %" PRIu32

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "runtime-c/aotc_dot.h"
+#include "runtime-c/aotc_dot_f32.h"
 #include "runtime-c/aotc_elementwise.h"
 #include "runtime-c/aotc_host_f32.h"
 #include "runtime-c/aotc_mve.h"
@@ -154,6 +155,21 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
           aotc_depthwise_f32(pointer<const float>(a[0]), pointer<float>(a[1]), pointer<const float>(a[2]), i32(a[3]),
                              i32(a[4]), i32(a[5]), i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]),
                              i32(a[12]), i32(a[13]), pointer<float>(a[14]));
+      {"aotc_dot_f32_4x4",
+       {7, [](Args a) {
+          aotc_dot_f32_4x4(pointer<const float>(a[0]), pointer<const float>(a[1]), pointer<const float>(a[2]),
+                           pointer<const float>(a[3]), pointer<const float>(a[4]), i32(a[5]), pointer<float>(a[6]));
+          return int64_t{0};
+        }}},
+      {"aotc_dot_f32_1x4",
+       {4, [](Args a) {
+          aotc_dot_f32_1x4(pointer<const float>(a[0]), pointer<const float>(a[1]), i32(a[2]), pointer<float>(a[3]));
+          return int64_t{0};
+        }}},
+      {"aotc_dw_f32_4ch",
+       {8, [](Args a) {
+          aotc_dw_f32_4ch(pointer<const float>(a[0]), i32(a[1]), i32(a[2]), pointer<const float>(a[3]), i32(a[4]), i32(a[5]),
+                          i32(a[6]), pointer<float>(a[7]));
           return int64_t{0};
         }}},
       // aotc_elementwise.h: unsigned values arrive and leave as their bits.
@@ -269,6 +285,18 @@ Expr dot_s16_2x2(Expr staged, Expr packed_weights, Expr groups, Expr acc) {
 }
 Expr dw3_s8(Expr row, Expr stride, Expr outputs, Expr w02, Expr w1, Expr acc) {
   return runtime_call("aotc_dw3_s8", {std::move(row), std::move(stride), std::move(outputs), std::move(w02), std::move(w1), std::move(acc)});
+}
+
+Expr dot_f32_4x4(Expr x0, Expr x1, Expr x2, Expr x3, Expr packed_weights, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_f32_4x4", {std::move(x0), std::move(x1), std::move(x2), std::move(x3), std::move(packed_weights),
+                                           std::move(n), std::move(acc)});
+}
+Expr dot_f32_1x4(Expr x, Expr packed_weights, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_f32_1x4", {std::move(x), std::move(packed_weights), std::move(n), std::move(acc)});
+}
+Expr dw_f32_4ch(Expr x, Expr channels, Expr row_step, Expr packed_taps, Expr w_skip, Expr rows, Expr taps, Expr acc) {
+  return runtime_call("aotc_dw_f32_4ch", {std::move(x), std::move(channels), std::move(row_step), std::move(packed_taps),
+                                          std::move(w_skip), std::move(rows), std::move(taps), std::move(acc)});
 }
 
 Expr mve_conv_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_conv_s8", std::move(args)); }

@@ -1,5 +1,5 @@
 // The fixed-point functions and micro-kernels of the C runtime (runtime-c/aotc_quant.h,
-// aotc_quant_onnx.h, aotc_quant_softmax.h, aotc_dot.h, aotc_mve.h, aotc_elementwise.h) as loop-IR calls, and their
+// aotc_quant_onnx.h, aotc_quant_softmax.h, aotc_dot.h, aotc_dot_f32.h, aotc_mve.h, aotc_elementwise.h) as loop-IR calls, and their
 // evaluation for the IR interpreter.
 //
 // This is the one place where aotc's integer arithmetic is defined: the generated C calls
@@ -98,6 +98,16 @@ Expr conv_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_
 Expr depthwise_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow,
                    int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, Expr scratch);
 
+// The float32 register blocks of aotc_dot_f32.h (statements' calls), on addresses, over
+// weights packed four channels side by side ([element][4]); each sum in TFLite's order.
+// aotc_dot_f32_4x4: acc[4p + j] += x_p (n values) . channel j, for four pixels x0..x3.
+Expr dot_f32_4x4(Expr x0, Expr x1, Expr x2, Expr x3, Expr packed_weights, Expr n, Expr acc);
+// aotc_dot_f32_1x4: acc[j] += x (n values) . channel j.
+Expr dot_f32_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
+// aotc_dw_f32_4ch: acc[j] += a depthwise window of `rows` x `taps` taps for four channels:
+// inputs `channels` apart along a row and `row_step` apart between rows, taps packed
+// [tap][4] with `w_skip` floats skipped after each row's.
+Expr dw_f32_4ch(Expr x, Expr channels, Expr row_step, Expr packed_taps, Expr w_skip, Expr rows, Expr taps, Expr acc);
 // The Helium kernels of aotc_mve.h (statements' calls), arguments in the C functions'
 // order: aotc_mve_conv_s8 (one output pixel: x, row_stride, rows, row_length,
 // packed_weights, out_channels, then the requantization's bias, multiplier, left_shift,

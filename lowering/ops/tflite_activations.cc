@@ -394,6 +394,11 @@ QuantizedMultiplier rsqrt_multiplier(const Graph& g, const Node& node) {
 constexpr int32_t kRsqrtShift = 20;
 
 void infer_rsqrt(Graph& g, Node& node) {
+  // TFLite Micro's Prepare (elementwise.cc, IsRsqrtSupportedType) fails on int16 before
+  // the int16 case of its RsqrtEval could run: there is no int16 arithmetic to follow.
+  const Tensor& x = require_input(g, node, 0);
+  if (x.dtype == kI16)
+    node_error(node, "input '" + x.name + "' is int16; supported: float32 and int8 (TFLite Micro has no int16 RSQRT either)");
   unary({kF32, kI8})(g, node);
   if (g.tensor(node.inputs[0]).dtype != kI8) return;
   require_scale_and_zero_point(g, node, node.inputs[0], kI8, false);

@@ -17,6 +17,7 @@
 
 #include "lowering/ir/runtime_calls.h"
 #include "aot/graph/op_registry.h"
+#include "lowering/ops/blocked_f32.h"
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/conv_blocked_s8.h"
 #include "lowering/ops/conv_mve_s8.h"
@@ -233,6 +234,14 @@ MveRequantization mve_requantization(const Graph& g, const Node& node, TensorId 
   return q;
 }
 
+// The float32 register blocks (blocked_f32.h) take float32 with a constant filter on a
+// core with an FPU.
+bool float_blocks_apply(const LowerContext& ctx) {
+  const Graph& g = ctx.graph;
+  return ctx.target.has("fpu") && g.tensor(ctx.node.inputs[0]).dtype == DataType::Float32() &&
+         g.tensor(ctx.node.inputs[1]).dtype == DataType::Float32() && g.tensor(ctx.node.inputs[1]).is_constant();
+}
+
 // The kernel's multiply-accumulates and its shape in a few words, as metadata.json's
 // "macs" and "geometry" (bench/firmware lists the slowest kernels with their instructions
 // per MAC).
@@ -290,6 +299,16 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
                     : three_wide ? lower_depthwise3_s8(kb, c, *arithmetic, ops, constants)
                     : depthwise  ? lower_depthwise_s8(kb, c, *arithmetic, ops, constants)
                                  : lower_blocked_conv_s8(kb, c, *arithmetic, ops, constants);
+    return with_conv_work(kb.finish(body), c, depthwise);
+  }
+  // On a core with an FPU, float32 with a constant filter runs in register blocks over
+  // weights packed at compile time (blocked_f32.h).
+  if (float_blocks_apply(ctx) && (depthwise ? depthwise_f32_applies(c) : blocked_conv_f32_applies(c))) {
+    ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
+    ops.output = kb.output(0, "output");
+    const Tensor& filter = g.tensor(node.inputs[1]);
+    ir::Stmt body = depthwise ? lower_depthwise_f32(kb, c, *arithmetic, ops, filter)
+                              : lower_blocked_conv_f32(kb, c, *arithmetic, ops, filter);
     return with_conv_work(kb.finish(body), c, depthwise);
   }
   ops.filter = kb.input(1, "filter");
@@ -369,6 +388,13 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   // elsewhere a loop per unit that the C compiler sees whole.
   bool helium = !folded.empty() && ctx.target.has("mve");
   bool dsp_dot = !folded.empty() && !helium && ctx.target.has("dsp");
+  // On a core with an FPU, float32 with a constant filter: four units per call over
+  // weights packed at compile time (blocked_f32.h).
+  if (float_blocks_apply(ctx)) {
+    ir::Buffer float_bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
+    LoweredOp lowered = kb.finish(lower_fully_connected_f32(x, y2, float_bias, g.tensor(node.inputs[1]), f, *a));
+    return with_fc_views(std::move(lowered), x, y2, node, f);
+  }
   ir::Buffer w = dsp_dot || helium ? nullptr : kb.input(1, "filter");
   ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
   if (dsp_dot) {

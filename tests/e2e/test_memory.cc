@@ -96,22 +96,24 @@ TEST_F(Memory, PoolsCanBeRestrictedToSomeTensors) {
   EXPECT_NE(r.output.find("matches no pool's 'tensors' pattern"), std::string::npos) << r.output;
 }
 
-// max_stack_alloca_size is 0 on cortex-m4: kernels keep only scalars on the stack, and
-// their temporaries come from the planned workspace. The host keeps small ones on the stack.
+// max_stack_alloca_size is 0 on cortex-m4: kernels keep only scalars and a register
+// block's sums on the stack (the float convolutions' 4x4 block: 16 floats, 64 B, which the
+// runtime's aotc_dot_f32_4x4 holds in FPU registers), and their temporaries come from the
+// planned workspace. The host keeps small ones on the stack.
 TEST_F(Memory, StackArraysOnHostWorkspaceOnCortexM4) {
   // The float model needs more than cortex-m4.toml's default 128K pool.
   nlohmann::json m4 = compile({"--target", "cortex-m4", "--pool", "sram:512K"}, "m4");
   nlohmann::json host = compile({"--target", "host"}, "host");
   int64_t m4_scratch = 0, host_largest_stack = 0;
   for (auto& k : m4["kernels"]) {
-    EXPECT_LE(k["stack_bytes"].get<int64_t>(), 16) << k["function"];  // a handful of scalars
+    EXPECT_LE(k["stack_bytes"].get<int64_t>(), 64) << k["function"];  // scalars, or a block's 16 sums
     m4_scratch = std::max(m4_scratch, k["scratch_bytes"].get<int64_t>());
   }
   for (auto& k : host["kernels"]) host_largest_stack = std::max(host_largest_stack, k["stack_bytes"].get<int64_t>());
   EXPECT_GT(m4_scratch, 0);
   EXPECT_GT(host_largest_stack, 16);
-  EXPECT_LE(host_largest_stack, 1024 + 16);  // host.toml: max_stack_alloca_size = 1024
-  EXPECT_LE(m4["memory"]["max_stack_bytes"].get<int64_t>(), 16);
+  EXPECT_LE(host_largest_stack, 1024 + 64);  // host.toml: max_stack_alloca_size = 1024, and a block's sums
+  EXPECT_LE(m4["memory"]["max_stack_bytes"].get<int64_t>(), 64);
   expect_reference_output({"--target", "cortex-m4", "--pool", "sram:512K"});
   expect_reference_output({"--target", "host"});
 }

@@ -469,6 +469,27 @@ TEST(TfliteRsqrt, Int8InputBelowTheZeroPointFailsTheRun) {
   EXPECT_NE(failure.output.find("_run failed"), std::string::npos) << failure.output;
 }
 
+// TFLite Micro has no int16 RSQRT: elementwise.cc's IsRsqrtSupportedType is float32 or
+// int8, and its Prepare fails on anything else (its RsqrtEval's int16 case is never
+// reached). aotc refuses the model at compile time, naming the node (after its output),
+// with the CLI's compile-error exit status 1, and `aotc run` refuses it the same way.
+TEST(TfliteRsqrt, Int16IsACompileErrorNamingTheNode) {
+  TempDir dir("aotc-tflite-values");
+  std::string path = dir.path() + "/model.tflite";
+  unary_model(tfl::BuiltinOperator_RSQRT, kI16, {4}, 0.01f, 0, 0.01f, 0).write(path);
+  const std::string message =
+      "node y (tfl.RSQRT): input 'x' is int16; supported: float32 and int8 (TFLite Micro has no int16 RSQRT either)";
+  Result compiled = run({"compile", path, "-o", dir.path() + "/out"});
+  EXPECT_EQ(compiled.status, 1) << compiled.output;
+  EXPECT_NE(compiled.output.find(message), std::string::npos) << compiled.output;
+  Result failure;
+  std::vector<std::string> got =
+      run_model(unary_model(tfl::BuiltinOperator_RSQRT, kI16, {4}, 0.01f, 0, 0.01f, 0), {bytes_of(std::vector<int16_t>{1, 2, 3, 4})}, 1, &failure);
+  EXPECT_TRUE(got.empty());
+  EXPECT_EQ(failure.status, 1) << failure.output;
+  EXPECT_NE(failure.output.find(message), std::string::npos) << failure.output;
+}
+
 // ---------------------------------------------------------------- SQUARED_DIFFERENCE
 
 // SquaredDifference(x, y, params) with PrepareQuantized's parameters.

@@ -262,5 +262,198 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(c.kernel_w) + "_s" + std::to_string(c.stride) + "_" + c.padding + "_" + c.activation;
     });
 
+// ---------------------------------------------------------------- float32 register blocks
+//
+// On a target with `fpu`, float32 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with
+// constant weights run in register blocks over packed weights (blocked_f32.h, the
+// runtime's aotc_dot_f32_4x4, aotc_dw_f32_4ch and aotc_dot_f32_1x4, VMLA on a Cortex-M
+// with an FPU; the interpreter runs the same C's plain loops). The expected values are
+// TFLite's reference float kernels written out here: per output a float sum from zero over
+// (ky, kx, ic), taps in the padding skipped, then the bias, then the activation; each
+// product rounded before it is added (no fused multiply-add), as VMLA rounds.
+
+class ConvolutionFloat : public ::testing::TestWithParam<ConvCase> {
+ protected:
+  static int64_t extent(int64_t in, int64_t k, int64_t stride, bool same) { return same ? (in + stride - 1) / stride : (in - k) / stride + 1; }
+  bool same() const { return std::string(GetParam().padding) == "SAME"; }
+  int64_t oh() const { return extent(GetParam().h, GetParam().kernel_h, GetParam().stride, same()); }
+  int64_t ow() const { return extent(GetParam().w, GetParam().kernel_w, GetParam().stride, same()); }
+  size_t filter_size() const {
+    const ConvCase& c = GetParam();
+    return static_cast<size_t>(c.kernel_h * c.kernel_w * (c.depthwise ? c.out_channels : c.out_channels * c.channels));
+  }
+
+  OneNode conv(const TargetFacts& target, const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& bias) {
+    const ConvCase& c = GetParam();
+    OneNode node(c.depthwise ? "tfl.DEPTHWISE_CONV_2D" : "tfl.CONV_2D");
+    Shape filter = c.depthwise ? Shape{1, c.kernel_h, c.kernel_w, c.out_channels} : Shape{c.out_channels, c.kernel_h, c.kernel_w, c.channels};
+    node.target(target).input<float>({1, c.h, c.w, c.channels}, x).constant<float>(filter, w).constant<float>({c.out_channels}, bias);
+    node.attr("padding", std::string(c.padding)).attr("stride_h", c.stride).attr("stride_w", c.stride);
+    node.attr("fused_activation", std::string(c.activation));
+    if (c.depthwise) node.attr("depth_multiplier", int64_t{1});
+    node.output(DataType::Float32(), {1, oh(), ow(), c.out_channels});
+    return node;
+  }
+
+  std::vector<float> reference(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& bias) const {
+    const ConvCase& c = GetParam();
+    auto pad = [&](int64_t in, int64_t out, int64_t k) { return same() ? std::max<int64_t>((out - 1) * c.stride + k - in, 0) / 2 : 0; };
+    int64_t pt = pad(c.h, oh(), c.kernel_h), pl = pad(c.w, ow(), c.kernel_w);
+    std::vector<float> out;
+    for (int64_t oy = 0; oy < oh(); ++oy) {
+      for (int64_t ox = 0; ox < ow(); ++ox) {
+        for (int64_t oc = 0; oc < c.out_channels; ++oc) {
+          float acc = 0.0f;
+          for (int64_t ky = 0; ky < c.kernel_h; ++ky) {
+            for (int64_t kx = 0; kx < c.kernel_w; ++kx) {
+              int64_t iy = oy * c.stride - pt + ky, ix = ox * c.stride - pl + kx;
+              if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+              for (int64_t ic = 0; ic < (c.depthwise ? 1 : c.channels); ++ic) {
+                int64_t channel = c.depthwise ? oc : ic;
+                int64_t at = c.depthwise ? (ky * c.kernel_w + kx) * c.out_channels + oc
+                                         : ((oc * c.kernel_h + ky) * c.kernel_w + kx) * c.channels + ic;
+                volatile float product = x[static_cast<size_t>((iy * c.w + ix) * c.channels + channel)] * w[static_cast<size_t>(at)];
+                acc += product;
+              }
+            }
+          }
+          float y = acc + bias[static_cast<size_t>(oc)];
+          if (std::string(c.activation) == "RELU") y = std::max(y, 0.0f);
+          out.push_back(y);
+        }
+      }
+    }
+    return out;
+  }
+};
+
+// The register blocks add the same products in the same order: the same floats.
+TEST_P(ConvolutionFloat, EveryVariantGivesTflitesValues) {
+  const ConvCase& c = GetParam();
+  std::vector<float> x = random_floats(static_cast<size_t>(c.h * c.w * c.channels), 7);
+  std::vector<float> w = random_floats(filter_size(), 8);
+  std::vector<float> bias = random_floats(static_cast<size_t>(c.out_channels), 9);
+  std::vector<float> want = reference(x, w, bias);
+  for (const TargetFacts& target : {with_features({}), with_features({"fpu", "dsp"})}) {
+    SCOPED_TRACE(target.has("fpu") ? "fpu" : "no fpu");
+    std::vector<float> got = conv(target, x, w, bias).run<float>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want[i]) << "element " << i;
+  }
+}
+
+// Only an `fpu` target calls the register blocks; a depthwise layer only with channels in
+// whole groups of four.
+TEST_P(ConvolutionFloat, FpuTargetsCallTheRegisterBlocks) {
+  const ConvCase& c = GetParam();
+  std::vector<float> x(static_cast<size_t>(c.h * c.w * c.channels), 1.0f), w(filter_size(), 1.0f);
+  std::vector<float> bias(static_cast<size_t>(c.out_channels), 0.0f);
+  std::string fpu = conv(with_features({"fpu"}), x, w, bias).printed_ir();
+  std::string plain = conv(with_features({}), x, w, bias).printed_ir();
+  bool blocked = !c.depthwise || c.channels % 4 == 0;
+  const char* marker = c.depthwise ? "aotc_dw_f32_4ch(" : "aotc_dot_f32_4x4(";
+  EXPECT_EQ(fpu.find(marker) != std::string::npos, blocked) << fpu;
+  EXPECT_EQ(plain.find(marker), std::string::npos) << plain;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvolutionFloat,
+    ::testing::Values(ConvCase{5, 5, 8, 8, 1, 1, 1, "VALID", false, "NONE"},    // pointwise, a partial last block
+                      ConvCase{4, 3, 12, 7, 1, 1, 1, "SAME", false, "RELU"},    // odd output channels
+                      ConvCase{6, 6, 8, 6, 3, 3, 1, "SAME", false, "NONE"},     // rows inside, taps at the edges
+                      ConvCase{7, 5, 4, 4, 3, 3, 2, "SAME", false, "RELU"},     // stride 2
+                      ConvCase{9, 6, 3, 5, 3, 3, 2, "SAME", false, "NONE"},     // 3 channels (vww's first layer)
+                      ConvCase{11, 5, 1, 4, 5, 4, 2, "SAME", false, "NONE"},    // one channel, 5x4 kernel
+                      ConvCase{5, 4, 6, 4, 3, 2, 1, "VALID", false, "NONE"},    // valid: no padding
+                      ConvCase{7, 8, 8, 6, 1, 1, 2, "SAME", false, "NONE"},     // pointwise, stride 2
+                      ConvCase{5, 7, 8, 6, 3, 3, 1, "SAME", false, "RELU"},     // width 7: blocks of 4 and 3
+                      ConvCase{3, 2, 5, 9, 3, 3, 1, "SAME", false, "NONE"},     // narrower than a block
+                      ConvCase{6, 5, 8, 8, 3, 3, 1, "SAME", true, "RELU"},      // depthwise
+                      ConvCase{7, 6, 4, 4, 3, 3, 2, "SAME", true, "NONE"},      // depthwise stride 2
+                      ConvCase{2, 2, 4, 4, 3, 3, 1, "SAME", true, "NONE"},      // every window at an edge
+                      ConvCase{6, 6, 12, 12, 3, 3, 1, "VALID", true, "NONE"},   // no edges
+                      ConvCase{7, 7, 4, 4, 5, 5, 1, "SAME", true, "RELU"},      // five wide
+                      ConvCase{4, 6, 4, 4, 1, 3, 1, "SAME", true, "NONE"},      // one kernel row
+                      ConvCase{5, 7, 6, 6, 3, 3, 1, "SAME", true, "RELU"}),     // 6 channels: the generic kernel
+    [](const ::testing::TestParamInfo<ConvCase>& info) {
+      const ConvCase& c = info.param;
+      return std::string(c.depthwise ? "depthwise_" : "conv_") + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
+             std::to_string(c.channels) + "_to_" + std::to_string(c.out_channels) + "_k" + std::to_string(c.kernel_h) +
+             std::to_string(c.kernel_w) + "_s" + std::to_string(c.stride) + "_" + c.padding + "_" + c.activation;
+    });
+
+// FULLY_CONNECTED float32: four units per call of aotc_dot_f32_1x4 on `fpu` targets.
+TEST(FullyConnectedFloat, FpuTargetsGiveTflitesValues) {
+  for (FcCase c : {FcCase{1, 640, 128, true}, FcCase{3, 10, 5, true}, FcCase{2, 7, 3, true}, FcCase{1, 128, 8, true}}) {
+    SCOPED_TRACE(std::to_string(c.batches) + "x" + std::to_string(c.depth) + " to " + std::to_string(c.units));
+    std::vector<float> x = random_floats(static_cast<size_t>(c.batches * c.depth), 10);
+    std::vector<float> w = random_floats(static_cast<size_t>(c.units * c.depth), 11);
+    std::vector<float> bias = random_floats(static_cast<size_t>(c.units), 12);
+    std::vector<float> want;
+    for (int64_t b = 0; b < c.batches; ++b)
+      for (int64_t u = 0; u < c.units; ++u) {
+        float acc = 0.0f;
+        for (int64_t d = 0; d < c.depth; ++d) {
+          volatile float product = x[static_cast<size_t>(b * c.depth + d)] * w[static_cast<size_t>(u * c.depth + d)];
+          acc += product;
+        }
+        want.push_back(std::max(acc + bias[static_cast<size_t>(u)], 0.0f));  // RELU
+      }
+    for (const TargetFacts& target : {with_features({}), with_features({"fpu"})}) {
+      OneNode node("tfl.FULLY_CONNECTED");
+      node.target(target).input<float>({c.batches, c.depth}, x).constant<float>({c.units, c.depth}, w);
+      node.constant<float>({c.units}, bias).attr("fused_activation", std::string("RELU"));
+      node.output(DataType::Float32(), {c.batches, c.units});
+      if (target.has("fpu")) EXPECT_NE(node.printed_ir().find("aotc_dot_f32_1x4("), std::string::npos);
+      std::vector<float> got = node.run<float>();
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want[i]) << "element " << i;
+    }
+  }
+}
+
+// ONNX Gemm and MatMul float32 with a constant B: four columns per call of
+// aotc_dot_f32_1x4 on `fpu` targets; the expected values are the products' definitions,
+// each sum from zero in k order (products rounded first).
+TEST(MatrixProductFloat, FpuTargetsGiveTheDefinitionsValues) {
+  const int64_t m = 3, k = 13, n = 6;
+  std::vector<float> a = random_floats(static_cast<size_t>(2 * m * k), 13);
+  std::vector<float> b = random_floats(static_cast<size_t>(k * n), 14);
+  std::vector<float> c = random_floats(static_cast<size_t>(n), 15);
+  auto sum = [&](int64_t row, int64_t col, bool trans_b) {
+    float acc = 0.0f;
+    for (int64_t d = 0; d < k; ++d) {
+      volatile float product = a[static_cast<size_t>(row * k + d)] * b[static_cast<size_t>(trans_b ? col * k + d : d * n + col)];
+      acc += product;
+    }
+    return acc;
+  };
+  for (bool trans_b : {false, true}) {
+    // Gemm: alpha * A B' + beta * C, C broadcast over the rows.
+    std::vector<float> want;
+    for (int64_t row = 0; row < m; ++row)
+      for (int64_t col = 0; col < n; ++col) want.push_back(0.5f * sum(row, col, trans_b) + 2.0f * c[static_cast<size_t>(col)]);
+    for (const TargetFacts& target : {with_features({}), with_features({"fpu"})}) {
+      SCOPED_TRACE(std::string(target.has("fpu") ? "fpu" : "no fpu") + (trans_b ? ", transB" : ""));
+      OneNode gemm("Gemm");
+      std::vector<float> a2(a.begin(), a.begin() + m * k);
+      gemm.target(target).input<float>({m, k}, a2).constant<float>(trans_b ? Shape{n, k} : Shape{k, n}, b).constant<float>({n}, c);
+      gemm.attr("transB", int64_t{trans_b ? 1 : 0}).attr("alpha", 0.5).attr("beta", 2.0);
+      EXPECT_EQ(gemm.printed_ir().find("aotc_dot_f32_1x4(") != std::string::npos, target.has("fpu"));
+      EXPECT_EQ(gemm.run<float>(), want);
+    }
+  }
+  // MatMul: a batch of two [m, k] against one [k, n].
+  std::vector<float> want;
+  for (int64_t row = 0; row < 2 * m; ++row)
+    for (int64_t col = 0; col < n; ++col) want.push_back(sum(row, col, false));
+  for (const TargetFacts& target : {with_features({}), with_features({"fpu"})}) {
+    OneNode matmul("MatMul");
+    matmul.target(target).input<float>({2, m, k}, a).constant<float>({k, n}, b);
+    EXPECT_EQ(matmul.printed_ir().find("aotc_dot_f32_1x4(") != std::string::npos, target.has("fpu"));
+    EXPECT_EQ(matmul.run<float>(), want);
+  }
+}
+
 }  // namespace
 }  // namespace aotc::test

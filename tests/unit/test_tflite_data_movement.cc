@@ -1,13 +1,15 @@
 // TFLite TRANSPOSE, CONCATENATION, PAD, PADV2, SPLIT, SPLIT_V, SLICE, GATHER, STRIDED_SLICE,
 // PACK, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, SQUEEZE and EXPAND_DIMS
 // (lowering/ops/tflite_data_movement.cc, tflite_misc.cc), in the IR interpreter; those
-// TFLite Micro also runs on int16 on both int8 and int16 at the end.
+// TFLite Micro also runs on int16 on both int8 and int16 at the end, and GATHER and
+// DEPTH_TO_SPACE there too (TFLite Micro runs them on float32 and int8 only).
 //
 // Expectations are plain loops over TFLite's definitions (reference_ops) or, for
 // STRIDED_SLICE's masks, results worked out by hand from TensorFlow's documented rules.
 // int8 tensors are moved as they are, as TFLite Micro does.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -309,10 +311,13 @@ TEST(TfliteViews, SqueezeAndExpandDimsAreViews) {
 // ---------------------------------------------------------------- int8 and int16
 
 // TFLite Micro moves int16 tensors through TRANSPOSE, CONCATENATION, PAD, PADV2, SPLIT,
-// SPLIT_V, SLICE, STRIDED_SLICE and UNPACK as it moves int8 ones (copies, no
+// SPLIT_V, SLICE, STRIDED_SLICE, PACK and UNPACK as it moves int8 ones (copies, no
 // requantization; PAD fills int16 with 0, its zero point), and SQUEEZE and EXPAND_DIMS
 // only reshape. Each again on both types, the int16 values beyond int8's range so that a
-// copy one byte wide would show, against loops over TFLite's definitions.
+// copy one byte wide would show, against loops over TFLite's definitions. GATHER and
+// DEPTH_TO_SPACE too: TFLite Micro's kernels take float32 and int8 only (gather.cc's and
+// depth_to_space.cc's Prepare) while aotc's kernels copy every type, and int16 shows that
+// the copy is two bytes wide.
 template <typename T>
 class TfliteQuantizedDataMovement : public ::testing::Test {
  protected:
@@ -423,6 +428,78 @@ TYPED_TEST(TfliteQuantizedDataMovement, SliceAndStridedSlice) {
   for_each_index({2, 2, 2}, [&](const Index& o, size_t flat) {
     int64_t at = ((begin[0] + o[0] * stride[0]) * 3 + begin[1] + o[1] * stride[1]) * 4 + begin[2] + o[2] * stride[2];
     EXPECT_EQ(got[flat], x[static_cast<size_t>(at)]) << flat;
+  });
+}
+
+// PACK: output[..., i, ...] (i at `axis`) is input i at the other indices; along each
+// axis the new one can take among the [2, 3] inputs' (0, 1, 2), and 2 again written -1.
+TYPED_TEST(TfliteQuantizedDataMovement, PackStacksAlongEveryAxis) {
+  using T = TypeParam;
+  const Shape in = {2, 3};
+  std::vector<T> all = this->values(18);
+  std::vector<std::vector<T>> x;
+  for (std::ptrdiff_t i = 0; i < 3; ++i) x.emplace_back(all.begin() + 6 * i, all.begin() + 6 * (i + 1));
+  for (int64_t axis : {0, 1, 2, -1}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    const int64_t at = axis < 0 ? axis + 3 : axis;
+    Shape out = in;
+    out.insert(out.begin() + at, 3);
+    OneNode pack("tfl.PACK");
+    for (const std::vector<T>& v : x) pack.input(in, v, this->quant());
+    pack.attr("values_count", int64_t{3}).attr("axis", axis).output(this->type(), out, this->quant());
+    std::vector<T> got = pack.template run<T>();
+    ASSERT_EQ(got.size(), all.size());
+    for_each_index(out, [&](const Index& o, size_t flat) {
+      Index src = o;
+      src.erase(src.begin() + at);
+      EXPECT_EQ(got[flat], x[static_cast<size_t>(o[static_cast<size_t>(at)])][static_cast<size_t>(src[0] * in[1] + src[1])]) << flat;
+    });
+  }
+}
+
+// GATHER (batch_dims 0): output[outer..., indices..., inner...] =
+// params[outer..., indices[...], inner...], with 2-D indices along axis 1 and 1-D ones
+// along axis -1 (the last).
+TYPED_TEST(TfliteQuantizedDataMovement, GatherAlongAMiddleAndTheLastAxis) {
+  using T = TypeParam;
+  const Shape params = {2, 4, 3};
+  std::vector<T> x = this->values(24);
+  auto at = [&](int64_t a, int64_t b, int64_t c) { return x[static_cast<size_t>((a * params[1] + b) * params[2] + c)]; };
+
+  const std::vector<int32_t> rows = {3, 0, 1, 3};  // [2, 2]
+  OneNode middle("tfl.GATHER");
+  middle.input(params, x, this->quant()).input({2, 2}, rows).attr("axis", int64_t{1});
+  middle.output(this->type(), {2, 2, 2, 3}, this->quant());
+  std::vector<T> got = middle.template run<T>();
+  for_each_index({2, 2, 2, 3}, [&](const Index& o, size_t flat) {
+    EXPECT_EQ(got[flat], at(o[0], rows[static_cast<size_t>(o[1] * 2 + o[2])], o[3])) << flat;
+  });
+
+  const std::vector<int32_t> columns = {2, 2, 0, 1, 0};
+  OneNode last("tfl.GATHER");
+  last.input(params, x, this->quant()).input({5}, columns).attr("axis", int64_t{-1});
+  last.output(this->type(), {2, 4, 5}, this->quant());
+  got = last.template run<T>();
+  for_each_index({2, 4, 5}, [&](const Index& o, size_t flat) {
+    EXPECT_EQ(got[flat], at(o[0], o[1], columns[static_cast<size_t>(o[2])])) << flat;
+  });
+}
+
+// DEPTH_TO_SPACE, as reference_ops::DepthToSpace loops: output (b, h, w, d) is input
+// (b, h / bs, w / bs, ((h % bs) * bs + w % bs) * output depth + d); two batches.
+TYPED_TEST(TfliteQuantizedDataMovement, DepthToSpaceWithTwoBatches) {
+  using T = TypeParam;
+  const int64_t bs = 2, depth = 2;
+  const Shape in = {2, 1, 2, depth * bs * bs}, out = {2, bs, 2 * bs, depth};
+  std::vector<T> x = this->values(static_cast<size_t>(element_count(in)));
+  OneNode d2s("tfl.DEPTH_TO_SPACE");
+  d2s.input(in, x, this->quant()).attr("block_size", bs).output(this->type(), out, this->quant());
+  std::vector<T> got = d2s.template run<T>();
+  ASSERT_EQ(got.size(), x.size());
+  for_each_index(out, [&](const Index& o, size_t flat) {
+    const int64_t in_d = ((o[1] % bs) * bs + o[2] % bs) * depth + o[3];
+    const int64_t src = ((o[0] * in[1] + o[1] / bs) * in[2] + o[2] / bs) * in[3] + in_d;
+    EXPECT_EQ(got[flat], x[static_cast<size_t>(src)]) << flat;
   });
 }
 
