@@ -155,6 +155,8 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
           aotc_depthwise_f32(pointer<const float>(a[0]), pointer<float>(a[1]), pointer<const float>(a[2]), i32(a[3]),
                              i32(a[4]), i32(a[5]), i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]),
                              i32(a[12]), i32(a[13]), pointer<float>(a[14]));
+          return int64_t{0};
+        }}},
       {"aotc_dot_f32_4x4",
        {7, [](Args a) {
           aotc_dot_f32_4x4(pointer<const float>(a[0]), pointer<const float>(a[1]), pointer<const float>(a[2]),
