@@ -20,6 +20,10 @@ const std::vector<FeatureInfo>& known_features() {
       {"dsp", "Armv7E-M DSP extension: SIMD on 16-bit pairs (SMLAD, SXTB16), saturation (SSAT)", {}},
       {"mve", "Armv8.1-M Helium (M-profile vector extension), integer", {"dsp"}},
       {"mve.fp", "Helium floating point", {"mve", "fpu"}},
+      {"simd",
+       "wide float SIMD registers that the C compiler vectorizes loops into (SSE/AVX, NEON): "
+       "float32 convolutions as register-blocked products over packed weights (runtime-c/aotc_host_f32.h)",
+       {"fpu"}},
   };
   return kFeatures;
 }

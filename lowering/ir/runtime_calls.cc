@@ -1,11 +1,13 @@
 #include "lowering/ir/runtime_calls.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
 #include "runtime-c/aotc_dot.h"
 #include "runtime-c/aotc_dot_f32.h"
 #include "runtime-c/aotc_elementwise.h"
+#include "runtime-c/aotc_host_f32.h"
 #include "runtime-c/aotc_mve.h"
 #include "runtime-c/aotc_quant.h"
 #include "runtime-c/aotc_quant_onnx.h"
@@ -141,6 +143,20 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
           aotc_dw3_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), pointer<int32_t>(a[5]));
           return int64_t{0};
         }}},
+      {"aotc_conv_f32",
+       {16, [](Args a) {
+          aotc_conv_f32(pointer<const float>(a[0]), pointer<float>(a[1]), pointer<const float>(a[2]), i32(a[3]), i32(a[4]),
+                        i32(a[5]), i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]), i32(a[12]),
+                        i32(a[13]), i32(a[14]), pointer<float>(a[15]));
+          return int64_t{0};
+        }}},
+      {"aotc_depthwise_f32",
+       {15, [](Args a) {
+          aotc_depthwise_f32(pointer<const float>(a[0]), pointer<float>(a[1]), pointer<const float>(a[2]), i32(a[3]),
+                             i32(a[4]), i32(a[5]), i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]),
+                             i32(a[12]), i32(a[13]), pointer<float>(a[14]));
+          return int64_t{0};
+        }}},
       {"aotc_dot_f32_4x4",
        {7, [](Args a) {
           aotc_dot_f32_4x4(pointer<const float>(a[0]), pointer<const float>(a[1]), pointer<const float>(a[2]),
@@ -236,6 +252,20 @@ Expr hard_swish_s8(Expr x, int32_t output_multiplier, int32_t output_exponent, i
 }
 Expr count_leading_zeros(Expr x) { return runtime_call("aotc_count_leading_zeros", {std::move(x)}); }
 Expr get_reciprocal(Expr x) { return runtime_call("aotc_get_reciprocal", {std::move(x)}); }
+Expr conv_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_t w, int64_t m, int64_t oh,
+              int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, Expr scratch) {
+  std::vector<Expr> args = {std::move(input), std::move(output), std::move(packed)};
+  for (int64_t v : {c, h, w, m, oh, ow, kh, kw, sh, sw, ph, pw}) args.push_back(make_int(v));
+  args.push_back(std::move(scratch));
+  return runtime_call("aotc_conv_f32", std::move(args));
+}
+Expr depthwise_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                   int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, Expr scratch) {
+  std::vector<Expr> args = {std::move(input), std::move(output), std::move(packed)};
+  for (int64_t v : {c, h, w, oh, ow, kh, kw, sh, sw, ph, pw}) args.push_back(make_int(v));
+  args.push_back(std::move(scratch));
+  return runtime_call("aotc_depthwise_f32", std::move(args));
+}
 Expr dot_s8_1x4(Expr x, Expr packed_weights, Expr n, Expr acc) {
   return runtime_call("aotc_dot_s8_1x4", {std::move(x), std::move(packed_weights), std::move(n), std::move(acc)});
 }
@@ -316,13 +346,15 @@ Expr float64_to_float16(Expr value) {
 }
 
 bool runtime_call_writes_argument(const std::string& name, size_t index) {
-  // The argument each micro-kernel writes (its last, but for the copies: the first).
-  static const std::map<std::string, size_t> kWritten = {
-      {"aotc_dot_s8_2x2", 4},  {"aotc_dot_s8_1x4", 3},  {"aotc_mve_conv_s8", 14},     {"aotc_mve_depthwise_s8", 16},
-      {"aotc_mve_add_s8", 14}, {"aotc_mve_copy_s8", 0}, {"aotc_mve_band_row_s8", 0}, {"aotc_mve_gather_s8", 0},
-      {"aotc_mve_window_sum_s8", 5}, {"aotc_mve_fill_s8", 0}};
+  // The arguments each micro-kernel writes (its last, but for the copies: the first; the
+  // host float kernels: the output and the scratch).
+  static const std::map<std::string, std::vector<size_t>> kWritten = {
+      {"aotc_dot_s8_2x2", {4}},  {"aotc_dot_s8_1x4", {3}},  {"aotc_mve_conv_s8", {14}},
+      {"aotc_mve_depthwise_s8", {16}}, {"aotc_mve_add_s8", {14}}, {"aotc_mve_copy_s8", {0}},
+      {"aotc_mve_band_row_s8", {0}}, {"aotc_mve_gather_s8", {0}}, {"aotc_mve_window_sum_s8", {5}},
+      {"aotc_mve_fill_s8", {0}}, {"aotc_conv_f32", {1, 15}}, {"aotc_depthwise_f32", {1, 14}}};
   auto it = kWritten.find(name);
-  return it != kWritten.end() && it->second == index;
+  return it != kWritten.end() && std::find(it->second.begin(), it->second.end(), index) != it->second.end();
 }
 
 bool evaluate_runtime_call(const std::string& name, const std::vector<int64_t>& args, int64_t* result) {

@@ -87,6 +87,17 @@ Expr dot_s8_1x4_aligned(Expr x, Expr packed_weights, Expr n, Expr acc);
 // over the word-aligned row at `row`, for `outputs` outputs `stride` apart (depthwise).
 Expr dw3_s8(Expr row, Expr stride, Expr outputs, Expr w02, Expr w1, Expr acc);
 
+// The float32 host kernels of aotc_host_f32.h (statements' calls), for targets with the
+// `simd` feature: aotc_conv_f32, an NCHW convolution of one image (groups of 1) as a
+// blocked matrix product over weights packed at compile time, im2col into `scratch` when
+// not 1x1; aotc_depthwise_f32, a depthwise one (3x3 kernels through a padded plane in
+// `scratch`). The geometry: channels c (and m out),
+// input h x w, output oh x ow, kernel kh x kw, strides, padding before.
+Expr conv_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_t w, int64_t m, int64_t oh,
+              int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, Expr scratch);
+Expr depthwise_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                   int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, Expr scratch);
+
 // The float32 register blocks of aotc_dot_f32.h (statements' calls), on addresses, over
 // weights packed four channels side by side ([element][4]); each sum in TFLite's order.
 // aotc_dot_f32_4x4: acc[4p + j] += x_p (n values) . channel j, for four pixels x0..x3.

@@ -5,8 +5,11 @@
 // (convolution.h): each output element one reduction over the input channels of its
 // group and the kernel window, the bias and the fused epilogue (activation, residual
 // add...) applied to the finished sum before the only store, so conv + bias + activation
-// writes memory once. Padding is never materialized.
+// writes memory once. Padding is never materialized. On hosts with wide SIMD (the
+// target's `simd` feature) float convolutions with constant weights take the
+// register-blocked kernels of conv_host_f32.h instead.
 #include "aot/graph/op_registry.h"
+#include "lowering/ops/conv_host_f32.h"
 #include "lowering/ops/convolution.h"
 
 namespace aotc {
@@ -47,6 +50,8 @@ LoweredOp lower_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
   ops.bias = node.input(2) != kNoTensor ? kb.input(2, "B") : nullptr;
   ops.output = kb.output(0, "Y");
   ops.input_tensor = node.inputs[0];
+  // Hosts with wide SIMD: register-blocked kernels over packed weights (conv_host_f32.h).
+  if (host_f32_conv_applies(g, node, kb, geo)) return kb.finish(lower_host_f32_conv(g, node, kb, geo, ops));
   FloatConvArithmetic arithmetic;
   return kb.finish(lower_convolution(kb, geo, arithmetic, ops));
 }

@@ -5,7 +5,8 @@
 // Both lower to one dot-product reduction per output element, accumulated in a local
 // scalar; the fused epilogue (bias add, activation) is applied to the finished value
 // before the only store. The operand indexing is what differs, and it is all in the
-// index functions below.
+// index functions below. On hosts with wide SIMD, a Gemm of one row by constant weights
+// (a classifier) takes the packed kernel of conv_host_f32.h.
 //
 // On a core with an FPU (the target's `fpu` feature), a float32 product with a constant B
 // (2-D) and rows of A in memory order takes four columns at a time instead: B packed at
@@ -21,6 +22,7 @@
 #include <cstring>
 
 #include "lowering/ir/runtime_calls.h"
+#include "lowering/ops/conv_host_f32.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
@@ -170,6 +172,12 @@ void infer_gemm(Graph& g, Node& node) {
 
 LoweredOp lower_gemm(const Graph& g, const Node& node, KernelBuilder& kb) {
   GemmShape s = gemm_shape(g, node);
+  // Hosts with wide SIMD: a fully connected layer over packed weights (conv_host_f32.h).
+  if (host_f32_gemm_applies(g, node, kb)) {
+    ir::Buffer a = kb.input(0, "A");
+    ir::Buffer y = kb.output(0, "Y");
+    return kb.finish(lower_host_f32_gemm(g, node, kb, a, y));
+  }
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");
   ir::Buffer c = node.input(2) != kNoTensor ? kb.input(2, "C") : nullptr;

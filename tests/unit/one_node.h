@@ -249,6 +249,17 @@ class OneNode {
     epilogue_ops_.push_back(step);
     return *this;
   }
+  // Fuses `op` behind the node with the output as its first input and float32 scalar
+  // constants after it (Clip's bounds).
+  OneNode& epilogue(const std::string& op, const std::vector<float>& constants) {
+    Node step;
+    step.op = op;
+    for (float v : constants)
+      step.inputs.push_back(graph_.add_constant("epilogue" + std::to_string(graph_.tensors.size()), DataType::Float32(),
+                                                {}, to_bytes(std::vector<float>{v})));
+    epilogue_ops_.push_back(step);
+    return *this;
+  }
   // An output with the type, shape and quantization the model declares (TFLite declares
   // every tensor; its shape functions check what they infer against it).
   OneNode& output(DataType dtype, const Shape& declared_shape, Quant quant = {}) {
@@ -371,7 +382,7 @@ class OneNode {
     Tensor anchor = graph_.tensor(carried);
     node_.attrs[kAnchorOutputAttr] = static_cast<int64_t>(carried);
     for (Node step : epilogue_ops_) {
-      step.inputs = {carried};
+      step.inputs.insert(step.inputs.begin(), carried);
       carried = add_tensor(graph_, "fused", anchor.dtype, anchor.shape);
       step.outputs = {carried};
       node_.body.push_back(step);

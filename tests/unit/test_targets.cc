@@ -85,7 +85,7 @@ const std::vector<ExpectedTarget>& expected_builtins() {
        {"-mcpu=cortex-m7", "-mfloat-abi=hard", "-mfpu=fpv5-d16", "-mthumb", "-fomit-frame-pointer"}, 0, 32,
        {"fpu", "fp64", "dsp"}, "sram",
        512 << 10},
-      {"host", "", {}, 1024, 64, {"fpu", "fp64"}, "workspace", 0},
+      {"host", "", {}, 1024, 64, {"fpu", "fp64", "simd"}, "workspace", 0},
       {"npu-ref", "thumbv7em-none-eabi",
        {"-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16", "-mthumb", "-fomit-frame-pointer"}, 0, 32, {"fpu", "dsp"},
        "sram", 128 << 10},
@@ -583,7 +583,7 @@ bool features_from_macros(const std::map<std::string, std::string>& macros, std:
     return true;
   }
   if (macros.count("__x86_64__")) {
-    if (macros.count("__SSE2__")) features->insert({"fpu", "fp64"});
+    if (macros.count("__SSE2__")) features->insert({"fpu", "fp64", "simd"});  // SSE2: 128-bit float vectors
     return true;
   }
   return false;

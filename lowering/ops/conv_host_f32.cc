@@ -1,0 +1,264 @@
+// The float32 host convolution kernels; see conv_host_f32.h.
+#include "lowering/ops/conv_host_f32.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "lowering/ir/runtime_calls.h"
+#include "runtime-c/aotc_host_f32.h"
+
+namespace aotc {
+namespace {
+
+using ir::Expr;
+
+bool constant_float(const Graph& g, TensorId id) {
+  return id != kNoTensor && g.tensor(id).is_constant() && g.tensor(id).dtype == DataType::Float32();
+}
+
+// The clamp that the leading fused steps (ReLU, Clip with constant or absent bounds) come
+// to, and how many steps that is; the kernel applies it in registers.
+struct Clamp {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+  size_t steps = 0;
+};
+
+Clamp leading_clamp(const Graph& g, const Node& node) {
+  Clamp clamp;
+  TensorId carried = anchor_output(node);
+  for (const Node& step : node.body) {
+    if (step.inputs.empty() || step.inputs[0] != carried) break;
+    float lo = clamp.lo, hi = clamp.hi;
+    if (step.op == "Relu") {
+      lo = std::max(lo, 0.0f);
+    } else if (step.op == "Clip") {
+      TensorId min = step.input(1), max = step.input(2);
+      if ((min != kNoTensor && !constant_float(g, min)) || (max != kNoTensor && !constant_float(g, max))) break;
+      if (min != kNoTensor) lo = std::max(lo, static_cast<float>(g.tensor(min).element_as_double(0)));
+      if (max != kNoTensor) hi = std::min(hi, static_cast<float>(g.tensor(max).element_as_double(0)));
+    } else {
+      break;
+    }
+    // Clip with min > max gives max everywhere; a clamp to an empty range would not.
+    if (!(lo <= hi)) break;
+    clamp.lo = lo;
+    clamp.hi = hi;
+    carried = step.outputs.at(0);
+    ++clamp.steps;
+  }
+  return clamp;
+}
+
+std::vector<uint8_t> float_bytes(const std::vector<float>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// Weight k (in im2col order: input channel, tap row, tap column) of output channel oc.
+using WeightFn = std::function<float(int64_t oc, int64_t k)>;
+using BiasFn = std::function<float(int64_t oc)>;
+
+class HostConvBuilder {
+ public:
+  HostConvBuilder(const Graph& g, const Node& node, KernelBuilder& kb, const ConvGeometry& c, const ConvOperands& ops,
+                  WeightFn weight, BiasFn bias)
+      : g_(g), node_(node), kb_(kb), c_(c), ops_(ops), y_(c.axes[0]), x_(c.axes[1]), weight_(std::move(weight)),
+        bias_(std::move(bias)) {
+    clamp_ = leading_clamp(g, node);
+    depthwise_ = c_.groups != 1;
+  }
+
+  ir::Stmt build() {
+    std::vector<float> packed = depthwise_ ? packed_depthwise() : packed_conv();
+    int64_t size = static_cast<int64_t>(packed.size());
+    return ir::allocate_const("packed_weights", DataType::Float32(), {size}, float_bytes(packed),
+                              [&](const ir::Buffer& table) {
+                                table_ = table;
+                                return with_scratch();
+                              });
+  }
+
+ private:
+  int64_t pixels() const { return y_.output * x_.output; }
+  int64_t terms() const { return c_.in_per_group() * y_.kernel * x_.kernel; }  // k of the product
+  bool reads_input_directly() const {
+    return y_.kernel == 1 && x_.kernel == 1 && y_.stride == 1 && x_.stride == 1 && y_.pad_begin == 0 &&
+           x_.pad_begin == 0 && y_.output == y_.input && x_.output == x_.input;
+  }
+
+  // lo, hi, zeros to AOTC_F32_HEADER; the bias, padded to a multiple of 16.
+  std::vector<float> header() const {
+    std::vector<float> t(AOTC_F32_HEADER, 0.0f);
+    t[0] = clamp_.lo;
+    t[1] = clamp_.hi;
+    int64_t m = c_.out_channels;
+    for (int64_t oc = 0; oc < (m + 15) / 16 * 16; ++oc) t.push_back(oc < m ? bias_(oc) : 0.0f);
+    return t;
+  }
+
+  // Per block of channels (aotc_f32_channel_block), for each term k = (ic, ky, kx), the
+  // block's weights.
+  std::vector<float> packed_conv() const {
+    std::vector<float> t = header();
+    int64_t m = c_.out_channels, k = terms(), block = aotc_f32_channel_block(pixels());
+    for (int64_t mb = 0; mb < m; mb += block)
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < block; ++j) t.push_back(mb + j < m ? weight_(mb + j, i) : 0.0f);
+    if (static_cast<int64_t>(t.size()) != aotc_f32_packed_size(m, k, pixels()))
+      throw std::logic_error("host float conv: packed table size disagrees with aotc_f32_packed_size");
+    return t;
+  }
+
+  // The weights [C][KH][KW].
+  std::vector<float> packed_depthwise() const {
+    std::vector<float> t = header();
+    for (int64_t oc = 0; oc < c_.out_channels; ++oc)
+      for (int64_t k = 0; k < y_.kernel * x_.kernel; ++k) t.push_back(weight_(oc, k));
+    return t;
+  }
+
+  // The im2col band buffer, for a convolution that is not read in place; a depthwise
+  // convolution's padded plane.
+  ir::Stmt with_scratch() {
+    int64_t size = 0;
+    auto i32 = [](int64_t v) { return static_cast<int32_t>(v); };
+    if (depthwise_) {
+      size = aotc_depthwise_f32_scratch(i32(y_.output), i32(x_.output), i32(y_.kernel), i32(x_.kernel),
+                                        i32(y_.stride), i32(x_.stride));
+    } else if (!reads_input_directly()) {
+      size = aotc_f32_band_rows(i32(terms()), i32(y_.output), i32(x_.output)) * x_.output * terms();
+    }
+    if (size == 0) return with_destination();
+    ir::Buffer scratch = ir::make_buffer(depthwise_ ? "padded" : "im2col", DataType::Float32(), {size});
+    scratch_ = scratch;
+    return ir::allocate(scratch, with_destination());
+  }
+
+  // Where the kernel writes: the output, or, when fused steps other than the clamp follow,
+  // a workspace copy that the whole epilogue then reads element by element into the
+  // output (its leading ReLU or Clip again: clamping twice is clamping once).
+  ir::Stmt with_destination() {
+    if (clamp_.steps == node_.body.size()) return calls(ops_.output);
+    std::vector<int64_t> shape = g_.tensor(node_.outputs.at(0)).shape;
+    ir::Buffer raw = ir::make_buffer("conv_out", DataType::Float32(), shape);
+    ir::Stmt rest = ir::loop_nest(shape, {}, [&](const std::vector<Expr>& i) {
+      return ir::store(ops_.output, i, kb_.epilogue(ir::load(raw, i), i));
+    });
+    return ir::allocate(raw, ir::seq({calls(raw), rest}));
+  }
+
+  // One kernel call per image (or row of a fully connected layer's input).
+  ir::Stmt calls(const ir::Buffer& out) {
+    return ir::loop_nest({c_.batches}, {"n"}, [&](const std::vector<Expr>& n) {
+      Expr in = ir::address_of(ops_.input, first_of_image(ops_.input, n[0]));
+      Expr dst = ir::address_of(out, first_of_image(out, n[0]));
+      Expr table = ir::address_of(table_, {0});
+      // Without scratch (a 1x1 convolution read in place, a depthwise kernel other than
+      // 3x3) the kernel never touches the pointer, so any valid address does.
+      Expr scratch = scratch_ ? ir::address_of(scratch_, {0}) : dst;
+      if (depthwise_) {
+        return ir::evaluate(ir::depthwise_f32(in, dst, table, c_.in_channels, y_.input, x_.input, y_.output,
+                                              x_.output, y_.kernel, x_.kernel, y_.stride, x_.stride, y_.pad_begin,
+                                              x_.pad_begin, scratch));
+      }
+      return ir::evaluate(ir::conv_f32(in, dst, table, c_.in_channels, y_.input, x_.input, c_.out_channels,
+                                       y_.output, x_.output, y_.kernel, x_.kernel, y_.stride, x_.stride,
+                                       y_.pad_begin, x_.pad_begin, scratch));
+    });
+  }
+
+  static std::vector<Expr> first_of_image(const ir::Buffer& b, const Expr& n) {
+    std::vector<Expr> index(b->shape.size(), ir::make_int(0));
+    index[0] = n;
+    return index;
+  }
+
+  const Graph& g_;
+  const Node& node_;
+  KernelBuilder& kb_;
+  const ConvGeometry& c_;
+  const ConvOperands& ops_;
+  const WindowAxis &y_, &x_;
+  WeightFn weight_;
+  BiasFn bias_;
+  Clamp clamp_;
+  bool depthwise_ = false;
+  ir::Buffer table_, scratch_;
+};
+
+}  // namespace
+
+bool host_f32_conv_applies(const Graph& g, const Node& node, const KernelBuilder& kb, const ConvGeometry& c) {
+  if (!kb.target().has("simd") || c.axes.size() != 2 || c.layout != ActivationLayout::kChannelsFirst) return false;
+  if (g.tensor(node.inputs[0]).dtype != DataType::Float32() || !constant_float(g, node.inputs[1])) return false;
+  if (node.input(2) != kNoTensor && !constant_float(g, node.inputs[2])) return false;
+  for (const WindowAxis& a : c.axes)
+    if (a.dilation != 1) return false;
+  bool depthwise = c.groups == c.in_channels && c.out_channels == c.in_channels;
+  if (c.groups != 1 && !depthwise) return false;
+  // The kernels index with int32.
+  int64_t largest = std::max({c.in_channels * c.axes[0].input * c.axes[1].input,
+                              c.out_channels * c.axes[0].output * c.axes[1].output,
+                              c.out_channels * c.in_per_group() * c.axes[0].kernel * c.axes[1].kernel});
+  return largest < (int64_t{1} << 31);
+}
+
+ir::Stmt lower_host_f32_conv(const Graph& g, const Node& node, KernelBuilder& kb, const ConvGeometry& geometry,
+                             const ConvOperands& operands) {
+  const Tensor& w = g.tensor(node.inputs[1]);
+  int64_t terms = geometry.in_per_group() * geometry.axes[0].kernel * geometry.axes[1].kernel;
+  TensorId b = node.input(2);
+  return HostConvBuilder(
+             g, node, kb, geometry, operands,
+             [&](int64_t oc, int64_t k) { return static_cast<float>(w.element_as_double(oc * terms + k)); },
+             [&](int64_t oc) { return b == kNoTensor ? 0.0f : static_cast<float>(g.tensor(b).element_as_double(oc)); })
+      .build();
+}
+
+bool host_f32_gemm_applies(const Graph& g, const Node& node, const KernelBuilder& kb) {
+  if (!kb.target().has("simd") || node.attr_int("transA", 0) != 0) return false;
+  const Tensor& a = g.tensor(node.inputs[0]);
+  if (a.dtype != DataType::Float32() || a.shape.size() != 2 || a.shape[0] != 1) return false;
+  if (!constant_float(g, node.inputs[1])) return false;
+  TensorId c = node.input(2);
+  if (c == kNoTensor) return true;
+  // A C that is one value per output column (or one value): the bias.
+  const Tensor& bias = g.tensor(c);
+  int64_t n = g.tensor(node.outputs.at(0)).shape.at(1);
+  return constant_float(g, c) && (bias.num_elements() == 1 || bias.num_elements() == n);
+}
+
+ir::Stmt lower_host_f32_gemm(const Graph& g, const Node& node, KernelBuilder& kb, const ir::Buffer& a,
+                             const ir::Buffer& y) {
+  const Tensor& b = g.tensor(node.inputs[1]);
+  int64_t k = g.tensor(node.inputs[0]).shape[1], n = g.tensor(node.outputs.at(0)).shape.at(1);
+  bool trans_b = node.attr_int("transB", 0) != 0;
+  double alpha = node.attr_float("alpha", 1.0), beta = node.attr_float("beta", 1.0);
+  TensorId c = node.input(2);
+  // Y [1, N] = A [1, K] x B: a 1x1 convolution of K channels to N on a 1x1 image.
+  ConvGeometry geometry;
+  geometry.in_channels = k;
+  geometry.out_channels = n;
+  geometry.axes = {WindowAxis{}, WindowAxis{}};
+  for (WindowAxis& axis : geometry.axes) axis.input = axis.output = 1;
+  ConvOperands operands;
+  operands.input = a;
+  operands.output = y;
+  return HostConvBuilder(
+             g, node, kb, geometry, operands,
+             [&](int64_t oc, int64_t i) {
+               return static_cast<float>(alpha * b.element_as_double(trans_b ? oc * k + i : i * n + oc));
+             },
+             [&](int64_t oc) {
+               if (c == kNoTensor) return 0.0f;
+               const Tensor& bias = g.tensor(c);
+               return static_cast<float>(beta * bias.element_as_double(bias.num_elements() == 1 ? 0 : oc));
+             })
+      .build();
+}
+
+}  // namespace aotc

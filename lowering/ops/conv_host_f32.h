@@ -1,0 +1,42 @@
+// float32 NCHW convolutions on hosts with wide SIMD (the target's `simd` feature): one call
+// per image of a kernel of runtime-c/aotc_host_f32.h, over weights packed at compile time.
+//
+// The generic kernel (convolution.h) sums one output element at a time, a chain of
+// dependent multiply-adds that no compiler vectorizes across outputs. Here a convolution
+// with groups of 1 is a register-blocked matrix product (4 channels x 16 or 32 pixels, or
+// 16 channels x 6 or 12 pixels when there are fewer than 32 pixels) over weights packed in
+// the order the block reads them, im2col bands for windows larger than 1x1; a 3x3
+// depthwise convolution sums nine taps per output over a zero-padded copy of each channel,
+// other depthwise kernels a row-wise multiply-add per tap. Both add the bias and clamp (a
+// fused ReLU, or a Clip with constant bounds) in registers before the only store.
+//
+// Any other fused epilogue (a residual Add...) runs afterwards, element by element, from a
+// workspace copy of the kernel's output: the epilogue may read a tensor that the output
+// takes the place of, which a whole-tensor kernel would have overwritten.
+//
+// Not for microcontrollers (their targets lack `simd`): the packed weights, 64 KiB im2col
+// bands and block sizes are a host's.
+#pragma once
+
+#include "lowering/ops/convolution.h"
+
+namespace aotc {
+
+// True if the node (an ONNX Conv: inputs X, W, B) can take this path: the target has
+// `simd`, float32, two spatial axes, no dilation, constant weights and bias, groups of 1 or
+// depthwise (one input channel per output channel).
+bool host_f32_conv_applies(const Graph& g, const Node& node, const KernelBuilder& kb, const ConvGeometry& geometry);
+
+// The kernel body: operands.filter and operands.bias are not read (the packed table holds
+// them); input and output are.
+ir::Stmt lower_host_f32_conv(const Graph& g, const Node& node, KernelBuilder& kb, const ConvGeometry& geometry,
+                             const ConvOperands& operands);
+
+// Gemm of a single row A [1, K] (transA 0) by constant B, with a constant C of one value
+// per output column or one value: the same kernel, as a 1x1 convolution of K channels to
+// N on a 1x1 image (alpha and beta folded into the packed weights and bias).
+bool host_f32_gemm_applies(const Graph& g, const Node& node, const KernelBuilder& kb);
+ir::Stmt lower_host_f32_gemm(const Graph& g, const Node& node, KernelBuilder& kb, const ir::Buffer& a,
+                             const ir::Buffer& y);
+
+}  // namespace aotc
