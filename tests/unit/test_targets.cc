@@ -312,12 +312,12 @@ TEST(Targets, FeaturesAreRelativeToTheBase) {
 }
 
 TEST(TargetErrors, UnknownFeature) {
-  const std::string known = "(known: fpu, fp64, dsp, mve, mve.fp)";
+  const std::string known = "(known: fpu, fp64, dsp, mve, mve.fp, simd)";
   expect_error_at(valid_file_with("features = [\n  \"fpu\",\n  \"neon\",\n]\n"), 4,
                   "features", "unknown feature 'neon' " + known);
   // A near miss gets a suggestion, also with a sign and a base.
   expect_error_at("base = \"cortex-m4\"\nname = \"board\"\nfeatures = [\"+dps\"]\n", 3, "features",
-                  "unknown feature 'dps' (did you mean 'dsp'? known: fpu, fp64, dsp, mve, mve.fp)");
+                  "unknown feature 'dps' (did you mean 'dsp'? known: fpu, fp64, dsp, mve, mve.fp, simd)");
   expect_error_at(valid_file_with("features = [\"-mvefp\"]\n"), 2, "features", "did you mean 'mve.fp'?");
   expect_error_at(valid_file_with("features = [\"FPU\"]\n"), 2, "features", "unknown feature 'FPU'");
   expect_error_at(valid_file_with("features = [\"-\"]\n"), 2, "features", "empty feature name");
