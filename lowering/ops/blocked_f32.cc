@@ -156,17 +156,8 @@ class BlockedConvF32 {
 
   Expr pixel_address(int i) const { return ir::address_of(ops_.input, {n_, input_y(i, 0), input_x(i, 0), 0}); }
 
-  // Whether (iy, ix) lies inside the input, on the axes where a window can leave it (x
-  // only if check_x); null when it always does.
-  Expr inside_input(const Expr& iy, const Expr& ix, bool check_x) const {
-    Expr valid;
-    if (y_.can_leave_input()) valid = ir::logical_and(iy >= 0, iy < ir::make_int(y_.input));
-    if (check_x && x_.can_leave_input()) {
-      Expr in_x = ir::logical_and(ix >= 0, ix < ir::make_int(x_.input));
-      valid = valid ? ir::logical_and(valid, in_x) : in_x;
-    }
-    return valid;
-  }
+  // Whether (iy, ix) lies inside the input (window.h), x only if check_x.
+  Expr inside_input(const Expr& iy, const Expr& ix, bool check_x) const { return aotc::inside_input(y_, x_, iy, ix, check_x); }
 
   // Input row iy from column ix, channel 0, or the zero row where (iy, ix) is padding.
   Expr run_address(const Expr& iy, const Expr& ix, bool check_x) const {

@@ -237,17 +237,8 @@ class BlockedConvBuilder : DspConvParts {
     return ir::allocate(windows, ir::seq({ir::seq(gather), compute}));
   }
 
-  // Whether (iy, ix) lies inside the input, on the axes where a window can leave it (x
-  // only if check_x); null when it always does.
-  Expr inside_input(const Expr& iy, const Expr& ix, bool check_x) const {
-    Expr valid;
-    if (y_.can_leave_input()) valid = ir::logical_and(iy >= 0, iy < ir::make_int(y_.input));
-    if (check_x && x_.can_leave_input()) {
-      Expr in_x = ir::logical_and(ix >= 0, ix < ir::make_int(x_.input));
-      valid = valid ? ir::logical_and(valid, in_x) : in_x;
-    }
-    return valid;
-  }
+  // Whether (iy, ix) lies inside the input (window.h), x only if check_x.
+  Expr inside_input(const Expr& iy, const Expr& ix, bool check_x) const { return aotc::inside_input(y_, x_, iy, ix, check_x); }
 
   ir::Stmt block() {
     auto inside = [&](const Expr& x) { return ir::logical_and(x >= x_inside_lo_, x <= ir::make_int(x_inside_hi_)); };

@@ -257,4 +257,14 @@ std::vector<int64_t> windowed_output_shape(const std::vector<int64_t>& input_sha
   return shape;
 }
 
+Expr inside_input(const WindowAxis& y, const WindowAxis& x, const Expr& iy, const Expr& ix, bool check_x) {
+  Expr valid;
+  if (y.can_leave_input()) valid = ir::logical_and(iy >= 0, iy < ir::make_int(y.input));
+  if (check_x && x.can_leave_input()) {
+    Expr in_x = ir::logical_and(ix >= 0, ix < ir::make_int(x.input));
+    valid = valid ? ir::logical_and(valid, in_x) : in_x;
+  }
+  return valid;
+}
+
 }  // namespace aotc

@@ -47,6 +47,10 @@ struct WindowAxis {
   bool can_leave_input() const { return first_start() < 0 || last_start() + span() > input; }
 };
 
+// Whether input position (iy, ix) lies inside the input, tested only on the axes where some
+// window can leave it (x only if check_x); null when it always does.
+ir::Expr inside_input(const WindowAxis& y, const WindowAxis& x, const ir::Expr& iy, const ir::Expr& ix, bool check_x);
+
 // Pooling windows differ from convolution windows in two ways: they have a ceil_mode
 // attribute, and (as in ONNX's shape inference) explicit pads must be smaller than the
 // window, so that no window lies entirely in the padding.
