@@ -36,6 +36,7 @@
 #define AOTC_HOST_F32_H_
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define AOTC_F32_INLINE static inline __attribute__((always_inline))
@@ -87,8 +88,71 @@ AOTC_F32_INLINE float aotc_f32_clamp(float v, float lo, float hi) {
   return v > hi ? hi : v;
 }
 
+/* With gcc or clang the blocks below are written with the compilers' vector extension,
+ * vectors as wide as the target's registers, so that each sum stays in a register and each
+ * loaded vector serves every product that needs it. Written as plain loops over floats,
+ * gcc 12 vectorizes the 16-channel block across pixels and keeps its sums in memory (14x
+ * slower than clang's code for the same loop), and in the 4-channel block it folds the
+ * load of each input vector into every multiply-add that uses it, loading it once per
+ * channel (2.2x slower: the rows of an im2col band are not aligned, so these loads often
+ * straddle two cache lines); AOTC_F32_IN_REGISTER, an empty assembler statement with the
+ * vector as its operand, makes the compiler load it into a register once. No function takes
+ * or returns a vector, so the ABI of vector arguments never matters. */
+#if defined(__GNUC__) && (defined(__AVX512F__) || defined(__AVX__) || defined(__SSE2__) || defined(__ARM_NEON))
+#if defined(__AVX512F__)
+#define AOTC_F32_VECTOR 16
+#elif defined(__AVX__)
+#define AOTC_F32_VECTOR 8
+#else
+#define AOTC_F32_VECTOR 4
+#endif
+typedef float aotc_f32_vector __attribute__((vector_size(AOTC_F32_VECTOR * 4)));
+#if defined(__AVX512F__)
+#define AOTC_F32_IN_REGISTER(v) __asm__("" : "+v"(v))
+#elif defined(__x86_64__) || defined(__i386__)
+#define AOTC_F32_IN_REGISTER(v) __asm__("" : "+x"(v))
+#elif defined(__aarch64__)
+#define AOTC_F32_IN_REGISTER(v) __asm__("" : "+w"(v))
+#else
+#define AOTC_F32_IN_REGISTER(v) ((void)0)
+#endif
+#endif
+
 /* 4 channels x AOTC_F32_PX_PIXELS pixels: out[i][j] = clamp(bias[i] + sum_k w[k][i] * x[k][j]) for the
  * first `channels` i. */
+#if defined(AOTC_F32_VECTOR)
+#define AOTC_F32_PX_VECTORS (AOTC_F32_PX_PIXELS / AOTC_F32_VECTOR)
+AOTC_F32_INLINE void aotc_f32_block_px(const float* w, const float* x, int64_t ldx, int32_t k_count,
+                                       const float* bias, float lo, float hi, float* out, int64_t ldo,
+                                       int32_t channels) {
+  aotc_f32_vector acc[AOTC_F32_PX_CHANNELS][AOTC_F32_PX_VECTORS], xv[AOTC_F32_PX_VECTORS];
+  float sums[AOTC_F32_PX_PIXELS];
+  int i, j;
+  int32_t k;
+  for (i = 0; i < AOTC_F32_PX_CHANNELS; ++i) {
+    for (j = 0; j < AOTC_F32_VECTOR; ++j) sums[j] = bias[i];
+    for (j = 0; j < AOTC_F32_PX_VECTORS; ++j) memcpy(&acc[i][j], sums, sizeof acc[i][j]);
+  }
+  for (k = 0; k < k_count; ++k) {
+    const float* xk = x + (int64_t)k * ldx;
+    const float* wk = w + (int64_t)k * AOTC_F32_PX_CHANNELS;
+    for (j = 0; j < AOTC_F32_PX_VECTORS; ++j) {
+      memcpy(&xv[j], xk + j * AOTC_F32_VECTOR, sizeof xv[j]);
+      AOTC_F32_IN_REGISTER(xv[j]);
+    }
+    for (i = 0; i < AOTC_F32_PX_CHANNELS; ++i) {
+      float wv = wk[i];
+      for (j = 0; j < AOTC_F32_PX_VECTORS; ++j) acc[i][j] += xv[j] * wv;
+    }
+  }
+  for (i = 0; i < AOTC_F32_PX_CHANNELS; ++i) {
+    if (i >= channels) break;
+    memcpy(sums, acc[i], sizeof sums);
+    for (j = 0; j < AOTC_F32_PX_PIXELS; ++j) out[i * ldo + j] = aotc_f32_clamp(sums[j], lo, hi);
+  }
+}
+#undef AOTC_F32_PX_VECTORS
+#else
 AOTC_F32_INLINE void aotc_f32_block_px(const float* w, const float* x, int64_t ldx, int32_t k_count,
                                        const float* bias, float lo, float hi, float* out, int64_t ldo,
                                        int32_t channels) {
@@ -111,7 +175,37 @@ AOTC_F32_INLINE void aotc_f32_block_px(const float* w, const float* x, int64_t l
   }
 }
 
+#endif
+
 /* 16 channels x `pixels` (at most AOTC_F32_OC_PIXELS; a constant after inlining) pixels. */
+#if defined(AOTC_F32_VECTOR)
+#define AOTC_F32_LANES (AOTC_F32_OC_CHANNELS / AOTC_F32_VECTOR)
+AOTC_F32_INLINE void aotc_f32_block_oc(const float* w, const float* x, int64_t ldx, int32_t k_count, int pixels,
+                                       const float* bias, float lo, float hi, float* out, int64_t ldo,
+                                       int32_t channels) {
+  aotc_f32_vector acc[AOTC_F32_OC_PIXELS][AOTC_F32_LANES], wv[AOTC_F32_LANES];
+  float sums[AOTC_F32_OC_CHANNELS];
+  int i, j, v;
+  int32_t k;
+  for (v = 0; v < AOTC_F32_LANES; ++v) memcpy(&wv[v], bias + v * AOTC_F32_VECTOR, sizeof wv[v]);
+  for (j = 0; j < AOTC_F32_OC_PIXELS; ++j)
+    for (v = 0; v < AOTC_F32_LANES; ++v) acc[j][v] = wv[v];
+  for (k = 0; k < k_count; ++k) {
+    const float* xk = x + (int64_t)k * ldx;
+    const float* wk = w + (int64_t)k * AOTC_F32_OC_CHANNELS;
+    for (v = 0; v < AOTC_F32_LANES; ++v) memcpy(&wv[v], wk + v * AOTC_F32_VECTOR, sizeof wv[v]);
+    for (j = 0; j < pixels; ++j) {
+      float xv = xk[j];
+      for (v = 0; v < AOTC_F32_LANES; ++v) acc[j][v] += wv[v] * xv;
+    }
+  }
+  for (j = 0; j < pixels; ++j) {
+    memcpy(sums, acc[j], sizeof sums);
+    for (i = 0; i < channels; ++i) out[i * ldo + j] = aotc_f32_clamp(sums[i], lo, hi);
+  }
+}
+#undef AOTC_F32_LANES
+#else
 AOTC_F32_INLINE void aotc_f32_block_oc(const float* w, const float* x, int64_t ldx, int32_t k_count, int pixels,
                                        const float* bias, float lo, float hi, float* out, int64_t ldo,
                                        int32_t channels) {
@@ -131,6 +225,7 @@ AOTC_F32_INLINE void aotc_f32_block_oc(const float* w, const float* x, int64_t l
   for (j = 0; j < pixels; ++j)
     for (i = 0; i < channels; ++i) out[i * ldo + j] = aotc_f32_clamp(acc[j][i], lo, hi);
 }
+#endif
 
 /* out[m][p] (row stride ldo) = clamp(bias[m] + sum_k w[m][k] * x[k][p]) for m < m_count and
  * p < n, x with row stride ldx, from a packed table for `layout_pixels` pixels (the whole
