@@ -31,15 +31,16 @@ struct DotProduct {
 bool fits_int32(int64_t v) { return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max(); }
 
 // A factor of the product: a float32 load, or int32(load of int8/uint8) possibly less a
-// loop-invariant int32 zero point.
+// loop-invariant int32 zero point (or plus a loop-invariant offset).
 std::optional<Operand> match_operand(const Expr& e, const ForNode* loop, const BufferNode* accumulator) {
   Operand operand;
   Expr value = e;
   if (e.dtype() == DataType::Int(32)) {
-    if (auto* sub = e.as<BinaryNode>(); sub && sub->op == BinaryOp::kSub) {
-      if (uses_var(sub->b, loop->var.get()) || reads_buffer(sub->b, accumulator)) return std::nullopt;
-      operand.zero_point = sub->b;
-      value = sub->a;
+    // x - zero_point, or x + offset (a zero point folded into a constant: -offset).
+    if (auto* offset = e.as<BinaryNode>(); offset && (offset->op == BinaryOp::kSub || offset->op == BinaryOp::kAdd)) {
+      if (uses_var(offset->b, loop->var.get()) || reads_buffer(offset->b, accumulator)) return std::nullopt;
+      operand.zero_point = offset->op == BinaryOp::kSub ? offset->b : simplify(make_int(0) - offset->b);
+      value = offset->a;
     }
     auto* widened = value.as<CastNode>();
     if (widened == nullptr) return std::nullopt;

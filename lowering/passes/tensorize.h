@@ -3,7 +3,8 @@
 // Generic kernels (Gemm, MatMul, MatMulInteger, FullyConnected without a blocked kernel)
 // reduce with a loop of one statement,
 //   for (k, 0, 10) { acc[0] = (acc[0] + (A[m, k] * B[k, n])) }
-// or, for integers, acc[0] + ((int32(A[m, k]) - a_zp) * (int32(B[k, n]) - b_zp)). A C
+// or, for integers, acc[0] + ((int32(A[m, k]) - a_zp) * (int32(B[k, n]) - b_zp)) (a zero
+// point may also have been folded into `+ offset`, or be absent). A C
 // compiler turns that into a loop that recomputes both flattened indices and reloads and
 // stores the accumulator every iteration unless it proves the buffers do not alias. A
 // loop marked `tensorize KERNEL` by schedule_loops becomes one call of the micro-kernel of

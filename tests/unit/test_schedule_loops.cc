@@ -271,6 +271,26 @@ TEST(Tensorize, KernelsForEachIntegerTypePair) {
   }
 }
 
+TEST(Tensorize, ZeroPointFoldedIntoAnOffset) {
+  // ONNX's QDQ Gemm with a constant zero point of -38: (int32(a[k]) + 38) * int32(b[k]).
+  Buffer a = make_buffer("a", DataType::UInt(8), {13}), b = make_buffer("b", DataType::Int(8), {13});
+  Buffer y = make_buffer("y", DataType::Int(32), {1});
+  Buffer acc = make_buffer("acc", DataType::Int(32), {1}, "local");
+  Var k = make_var("k");
+  DataType i32 = DataType::Int(32);
+  PrimFunc f;
+  f.name = "offset_dot";
+  f.params = {a, b, y};
+  f.body = allocate(acc, seq({store(acc, {0}, make_int(0)),
+                              for_loop(k, 0, 13, store(acc, {0}, load(acc, {0}) + (cast(i32, load(a, {v(k)})) + 38) * cast(i32, load(b, {v(k)})))),
+                              store(y, {0}, load(acc, {0}))}));
+  Stmt done = tensorize(annotate(f.body, "k", tensorize_with("aotc_dot_u8_s8")));
+  EXPECT_NE(to_string(done).find("aotc_dot_u8_s8(address_of(a[0]), 1, -38, address_of(b[0]), 1, 0, 13, address_of(acc[0]))"),
+            std::string::npos)
+      << to_string(done);
+  expect_same_results(f, done, "offset");
+}
+
 TEST(Tensorize, LoopsThatAreNotDotProductsStayAndLoseTheAnnotation) {
   // A maximum, not a sum of products.
   PrimFunc f = row_max(2, 9);
