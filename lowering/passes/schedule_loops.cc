@@ -29,6 +29,23 @@ class StraightLineCheck : public IRVisitor {
   }
 };
 
+// Whether a kernel calls something for its effect: a hand-written micro-kernel that its
+// lowering chose (aotc_dot.h, aotc_mve.h...), whose loops around the calls, the staging
+// copies and the epilogues were written for it.
+class EffectCallFinder : public IRVisitor {
+ public:
+  bool found = false;
+
+ protected:
+  void visit_evaluate(const EvaluateNode*) override { found = true; }
+};
+
+bool calls_micro_kernel(const Stmt& s) {
+  EffectCallFinder finder;
+  finder.visit(s);
+  return finder.found;
+}
+
 bool is_straight_line(const Stmt& s) {
   StraightLineCheck check;
   check.visit(s);
@@ -123,7 +140,10 @@ SchedulePolicy SchedulePolicy::for_target(const TargetFacts& target) {
   return p;
 }
 
-Stmt schedule_loops(const Stmt& s, const SchedulePolicy& policy) { return Scheduler(policy).mutate(s); }
+Stmt schedule_loops(const Stmt& s, const SchedulePolicy& policy) {
+  if (calls_micro_kernel(s)) return s;
+  return Scheduler(policy).mutate(s);
+}
 Stmt schedule_loops(const Stmt& s, const TargetFacts& target) { return schedule_loops(s, SchedulePolicy::for_target(target)); }
 
 }  // namespace aotc::ir

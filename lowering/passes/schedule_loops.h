@@ -20,8 +20,10 @@
 //     interchanged, where reorder_loops finds that legal.
 // Targets with the `simd` feature (hosts) get only the interchange: their compilers
 // unroll and vectorize on their own, and code size does not matter there.
-// Loops that already call hand-written micro-kernels (chosen at lowering time) are left
-// alone: none of the patterns above matches a loop with a call in its body.
+// Kernels that call hand-written micro-kernels (chosen at lowering time: an Evaluate of a
+// call anywhere in the kernel) are left alone as a whole: their lowerings arranged the
+// loops around the calls, the staging copies and the epilogues for those kernels (unrolling
+// the 3-channel gather of an int8 convolution's windows made it slower).
 #pragma once
 
 #include "aot/base/target_facts.h"

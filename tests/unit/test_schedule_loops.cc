@@ -11,6 +11,7 @@
 #include "lowering/ir/ir_functor.h"
 #include "lowering/ir/ir_interpreter.h"
 #include "lowering/ir/ir_printer.h"
+#include "lowering/ir/runtime_calls.h"
 #include "lowering/passes/reorder_loops.h"
 #include "lowering/passes/schedule_loops.h"
 #include "lowering/passes/simplify.h"
@@ -457,6 +458,19 @@ TEST(ScheduleLoops, ChoicesPerTarget) {
     EXPECT_EQ(scheduled(f, "host"), to_string(f.body)) << f.name;
   for (const char* target : {"host", "cortex-m4", "cortex-m0plus"})
     EXPECT_EQ(scheduled(transpose_accumulate(3, 4), target).rfind("for (i, 0, 3) [reorder] {", 0), 0u) << target;
+}
+
+TEST(ScheduleLoops, KernelsThatCallMicroKernelsAreLeftAlone) {
+  // A staging copy of 3 channels beside a call of an aotc_dot.h block: as lowered.
+  Buffer x = make_buffer("X", DataType::Int(8), {4, 3}), staged = make_buffer("S", DataType::Int(8), {4, 3});
+  Buffer w = make_buffer("W", DataType::Int(32), {2}), acc = make_buffer("acc", DataType::Int(32), {4});
+  Var p = make_var("p"), c = make_var("c");
+  Stmt copy = for_loop(p, 0, 4, for_loop(c, 0, 3, store(staged, {v(p), v(c)}, load(x, {v(p), v(c)}))));
+  Stmt kernel = seq({copy, evaluate(dot_s8_1x4(address_of(staged, {0, 0}), address_of(w, {0}), 12, address_of(acc, {0})))});
+  EXPECT_TRUE(schedule_loops(kernel, load_builtin_target("cortex-m4")).same_as(kernel));
+  // The same copy alone is a generic kernel: its channel loop is unrolled.
+  EXPECT_NE(to_string(schedule_loops(copy, load_builtin_target("cortex-m4"))).find("for (c, 0, 3) [unroll] {"),
+            std::string::npos);
 }
 
 TEST(ScheduleLoops, ResultsBitIdenticalOnEveryTarget) {
