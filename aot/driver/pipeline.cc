@@ -17,7 +17,12 @@
 #include "aot/graph/op_registry.h"
 #include "lowering/passes/hoist_allocations.h"
 #include "lowering/passes/lower_builtin.h"
+#include "lowering/passes/reorder_loops.h"
+#include "lowering/passes/schedule_loops.h"
 #include "lowering/passes/simplify.h"
+#include "lowering/passes/split_loops.h"
+#include "lowering/passes/tensorize.h"
+#include "lowering/passes/unroll_loops.h"
 
 namespace aotc {
 
@@ -102,6 +107,27 @@ const std::vector<Pass>& pipeline() {
       {"lower", Pass::Shows::kKernels, [](CompiledModel& m, const CompileOptions&) { lower_graph(m); }},
       // 4. Loop-IR passes.
       {"simplify", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) { for_each_kernel(m, [](const ir::Stmt& s) { return ir::simplify(s); }); }},
+      // Scheduling: schedule_loops annotates loops from their shapes and the target's
+      // features; the next four passes carry the annotations out, and simplify_scheduled
+      // folds the constants that unrolled copies leave behind.
+      {"schedule_loops", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) {
+         for_each_kernel(m, [&](const ir::Stmt& s) { return ir::schedule_loops(s, m.target); });
+       }},
+      {"tensorize", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) { for_each_kernel(m, [](const ir::Stmt& s) { return ir::tensorize(s); }); }},
+      {"reorder_loops", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) {
+         for_each_kernel(m, [](const ir::Stmt& s) { return ir::reorder_loops(s); });
+       }},
+      {"split_loops", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) { for_each_kernel(m, [](const ir::Stmt& s) { return ir::split_loops(s); }); }},
+      {"unroll_loops", Pass::Shows::kKernels,
+       [](CompiledModel& m, const CompileOptions&) {
+         for_each_kernel(m, [](const ir::Stmt& s) { return ir::unroll_loops(s); });
+       }},
+      {"simplify_scheduled", Pass::Shows::kKernels,
        [](CompiledModel& m, const CompileOptions&) { for_each_kernel(m, [](const ir::Stmt& s) { return ir::simplify(s); }); }},
       {"hoist_allocations", Pass::Shows::kKernels,
        [](CompiledModel& m, const CompileOptions&) {

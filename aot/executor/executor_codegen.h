@@ -9,7 +9,7 @@
 //   aotc_runtime.[ch]   the runtime the kernels use (workspace allocator, error codes), the
 //                       header's default workspace alignment set to the target's
 //   aotc_quant*.h,      the fixed-point arithmetic and micro-kernels the kernels call
-//   aotc_dot.h, aotc_dot_f32.h, aotc_mve.h,
+//   aotc_dot.h, aotc_dot_f32.h, aotc_dot_strided.h, aotc_mve.h,
 //   aotc_host_f32.h
 //   metadata.json       inputs, outputs, memory figures, operators, the memory plan, target
 //   <name>.cflags       the target's compiler flags, for `cc @<name>.cflags`

@@ -126,6 +126,15 @@ Stmt for_loop(const Var& v, Expr min, Expr extent, Stmt body, ForKind kind) {
   return Stmt(std::make_shared<ForNode>(v, std::move(min), std::move(extent), kind, std::move(body)));
 }
 
+Stmt rebuild_for(const ForNode* loop, Expr min, Expr extent, Stmt body) {
+  return Stmt(std::make_shared<ForNode>(loop->var, std::move(min), std::move(extent), loop->for_kind, std::move(body),
+                                        loop->schedule));
+}
+
+Stmt with_schedule(const ForNode* loop, LoopSchedule schedule) {
+  return Stmt(std::make_shared<ForNode>(loop->var, loop->min, loop->extent, loop->for_kind, loop->body, std::move(schedule)));
+}
+
 Stmt if_then_else(Expr c, Stmt then_case, Stmt else_case) {
   return Stmt(std::make_shared<IfNode>(std::move(c), std::move(then_case), std::move(else_case)));
 }

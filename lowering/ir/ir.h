@@ -178,14 +178,35 @@ struct StoreNode : StmtNode {
 
 enum class ForKind { kSerial, kUnrolled };
 
+// What the scheduling passes are asked to do with a loop: schedule_loops writes these
+// annotations from the loop shapes and the target's features, and tensorize,
+// reorder_loops, split_loops and unroll_loops (lowering/passes/) carry them out in that
+// order. They are requests, not semantics: a loop means the same with or without them.
+struct LoopSchedule {
+  // Replace the loop by a call to this runtime micro-kernel (a dot product): tensorize.
+  std::string tensorize;
+  // Interchange the loop with the one loop that is its whole body: reorder_loops.
+  bool reorder = false;
+  // Split into an outer loop and an inner loop of this many iterations (plus a tail loop
+  // when the extent is not a multiple): split_loops. 0: not split.
+  int64_t split = 0;
+  // Replace the loop by copies of its body, one per iteration: unroll_loops. With split,
+  // the inner loop (and the tail) is unrolled, not the whole loop.
+  bool unroll = false;
+
+  bool empty() const { return tensorize.empty() && !reorder && split == 0 && !unroll; }
+};
+
 struct ForNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kFor;
   Var var;
   Expr min, extent;
   ForKind for_kind;
   Stmt body;
-  ForNode(Var v, Expr lo, Expr n, ForKind k, Stmt b)
-      : StmtNode(kKind), var(std::move(v)), min(std::move(lo)), extent(std::move(n)), for_kind(k), body(std::move(b)) {}
+  LoopSchedule schedule;
+  ForNode(Var v, Expr lo, Expr n, ForKind k, Stmt b, LoopSchedule sched = {})
+      : StmtNode(kKind), var(std::move(v)), min(std::move(lo)), extent(std::move(n)), for_kind(k), body(std::move(b)),
+        schedule(std::move(sched)) {}
 };
 
 struct IfNode : StmtNode {
@@ -294,6 +315,11 @@ inline Expr var_expr(const Var& v) { return Expr(std::static_pointer_cast<const 
 
 Stmt store(const Buffer& b, std::vector<Expr> indices, Expr value);
 Stmt for_loop(const Var& v, Expr min, Expr extent, Stmt body, ForKind kind = ForKind::kSerial);
+// `loop` with new bounds and body, keeping its variable, kind and schedule: what every
+// pass that rebuilds a For calls, so that no pass drops another's annotations.
+Stmt rebuild_for(const ForNode* loop, Expr min, Expr extent, Stmt body);
+// `loop` with `schedule` in place of its own.
+Stmt with_schedule(const ForNode* loop, LoopSchedule schedule);
 Stmt if_then_else(Expr c, Stmt then_case, Stmt else_case = Stmt());
 Stmt allocate(const Buffer& b, Stmt body);
 // A constant buffer `name` of `dtype` and `shape` holding `bytes` (little-endian elements,

@@ -138,7 +138,7 @@ Stmt IRMutator::mutate_for(const Stmt& s, const ForNode* op) {
   Expr lo = mutate(op->min), n = mutate(op->extent);
   Stmt body = mutate(op->body);
   if (lo.same_as(op->min) && n.same_as(op->extent) && body.same_as(op->body)) return s;
-  return for_loop(op->var, lo, n, body, op->for_kind);
+  return rebuild_for(op, lo, n, body);
 }
 
 Stmt IRMutator::mutate_if(const Stmt& s, const IfNode* op) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 namespace aotc::ir {
 
@@ -41,6 +42,19 @@ std::string indices_text(const std::vector<Expr>& idx) {
   std::string s;
   for (size_t i = 0; i < idx.size(); ++i) s += (i ? ", " : "") + to_string(idx[i]);
   return s;
+}
+
+// A loop's annotations, as ` [tensorize aotc_dot_f32, reorder, split 4, unroll inner]`.
+std::string schedule_text(const LoopSchedule& s) {
+  if (s.empty()) return "";
+  std::vector<std::string> parts;
+  if (!s.tensorize.empty()) parts.push_back("tensorize " + s.tensorize);
+  if (s.reorder) parts.push_back("reorder");
+  if (s.split) parts.push_back("split " + std::to_string(s.split));
+  if (s.unroll) parts.push_back(s.split ? "unroll inner" : "unroll");
+  std::string text = " [";
+  for (size_t i = 0; i < parts.size(); ++i) text += (i ? ", " : "") + parts[i];
+  return text + "]";
 }
 
 }  // namespace
@@ -119,7 +133,7 @@ std::string to_string(const Stmt& s, int indent) {
     case StmtKind::kFor: {
       auto* op = s.as<ForNode>();
       os << pad << (op->for_kind == ForKind::kUnrolled ? "unrolled " : "") << "for (" << op->var->name << ", "
-         << to_string(op->min) << ", " << to_string(op->extent) << ") {\n"
+         << to_string(op->min) << ", " << to_string(op->extent) << ")" << schedule_text(op->schedule) << " {\n"
          << to_string(op->body, indent + 1) << pad << "}\n";
       break;
     }

@@ -6,6 +6,7 @@
 
 #include "runtime-c/aotc_dot.h"
 #include "runtime-c/aotc_dot_f32.h"
+#include "runtime-c/aotc_dot_strided.h"
 #include "runtime-c/aotc_elementwise.h"
 #include "runtime-c/aotc_host_f32.h"
 #include "runtime-c/aotc_mve.h"
@@ -174,6 +175,30 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
                           i32(a[6]), pointer<float>(a[7]));
           return int64_t{0};
         }}},
+      {"aotc_dot_f32",
+       {6, [](Args a) {
+          aotc_dot_f32(pointer<const float>(a[0]), i32(a[1]), pointer<const float>(a[2]), i32(a[3]), i32(a[4]),
+                       pointer<float>(a[5]));
+          return int64_t{0};
+        }}},
+      {"aotc_dot_s8_s8",
+       {8, [](Args a) {
+          aotc_dot_s8_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), pointer<const int8_t>(a[3]), i32(a[4]),
+                         i32(a[5]), i32(a[6]), pointer<int32_t>(a[7]));
+          return int64_t{0};
+        }}},
+      {"aotc_dot_u8_u8",
+       {8, [](Args a) {
+          aotc_dot_u8_u8(pointer<const uint8_t>(a[0]), i32(a[1]), i32(a[2]), pointer<const uint8_t>(a[3]), i32(a[4]),
+                         i32(a[5]), i32(a[6]), pointer<int32_t>(a[7]));
+          return int64_t{0};
+        }}},
+      {"aotc_dot_u8_s8",
+       {8, [](Args a) {
+          aotc_dot_u8_s8(pointer<const uint8_t>(a[0]), i32(a[1]), i32(a[2]), pointer<const int8_t>(a[3]), i32(a[4]),
+                         i32(a[5]), i32(a[6]), pointer<int32_t>(a[7]));
+          return int64_t{0};
+        }}},
       // aotc_elementwise.h: unsigned values arrive and leave as their bits.
       {"aotc_shift_left_u32", {2, [](Args a) { return int64_t{aotc_shift_left_u32(u32(a[0]), u32(a[1]))}; }}},
       {"aotc_shift_right_u32", {2, [](Args a) { return int64_t{aotc_shift_right_u32(u32(a[0]), u32(a[1]))}; }}},
@@ -301,6 +326,16 @@ Expr dw_f32_4ch(Expr x, Expr channels, Expr row_step, Expr packed_taps, Expr w_s
                                           std::move(w_skip), std::move(rows), std::move(taps), std::move(acc)});
 }
 
+Expr dot_f32_strided(Expr a, Expr a_stride, Expr b, Expr b_stride, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_f32",
+                      {std::move(a), std::move(a_stride), std::move(b), std::move(b_stride), std::move(n), std::move(acc)});
+}
+Expr dot_int8_strided(const std::string& kernel, Expr a, Expr a_stride, Expr a_zero_point, Expr b, Expr b_stride,
+                      Expr b_zero_point, Expr n, Expr acc) {
+  return runtime_call(kernel.c_str(), {std::move(a), std::move(a_stride), std::move(a_zero_point), std::move(b),
+                                       std::move(b_stride), std::move(b_zero_point), std::move(n), std::move(acc)});
+}
+
 Expr mve_conv_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_conv_s8", std::move(args)); }
 Expr mve_depthwise_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_depthwise_s8", std::move(args)); }
 Expr mve_add_s8(std::vector<Expr> args) { return runtime_call("aotc_mve_add_s8", std::move(args)); }
@@ -352,7 +387,8 @@ bool runtime_call_writes_argument(const std::string& name, size_t index) {
       {"aotc_dot_s8_2x2", {4}},  {"aotc_dot_s8_1x4", {3}},  {"aotc_mve_conv_s8", {14}},
       {"aotc_mve_depthwise_s8", {16}}, {"aotc_mve_add_s8", {14}}, {"aotc_mve_copy_s8", {0}},
       {"aotc_mve_band_row_s8", {0}}, {"aotc_mve_gather_s8", {0}}, {"aotc_mve_window_sum_s8", {5}},
-      {"aotc_mve_fill_s8", {0}}, {"aotc_conv_f32", {1, 15}}, {"aotc_depthwise_f32", {1, 14}}};
+      {"aotc_mve_fill_s8", {0}}, {"aotc_conv_f32", {1, 15}}, {"aotc_depthwise_f32", {1, 14}},
+      {"aotc_dot_f32", {5}}, {"aotc_dot_s8_s8", {7}}, {"aotc_dot_u8_u8", {7}}, {"aotc_dot_u8_s8", {7}}};
   auto it = kWritten.find(name);
   return it != kWritten.end() && std::find(it->second.begin(), it->second.end(), index) != it->second.end();
 }

@@ -1,5 +1,6 @@
 // The fixed-point functions and micro-kernels of the C runtime (runtime-c/aotc_quant.h,
-// aotc_quant_onnx.h, aotc_quant_softmax.h, aotc_dot.h, aotc_dot_f32.h, aotc_mve.h, aotc_elementwise.h) as loop-IR calls, and their
+// aotc_quant_onnx.h, aotc_quant_softmax.h, aotc_dot.h, aotc_dot_f32.h, aotc_dot_strided.h, aotc_mve.h,
+// aotc_elementwise.h) as loop-IR calls, and their
 // evaluation for the IR interpreter.
 //
 // This is the one place where aotc's integer arithmetic is defined: the generated C calls
@@ -108,6 +109,13 @@ Expr dot_f32_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
 // inputs `channels` apart along a row and `row_step` apart between rows, taps packed
 // [tap][4] with `w_skip` floats skipped after each row's.
 Expr dw_f32_4ch(Expr x, Expr channels, Expr row_step, Expr packed_taps, Expr w_skip, Expr rows, Expr taps, Expr acc);
+// The strided dot products of aotc_dot_strided.h (statements' calls), which the tensorize
+// pass puts in place of reduction loops: aotc_dot_f32, *acc = *acc + a[k * a_stride] *
+// b[k * b_stride] for k < n in order; the integer kernels (aotc_dot_s8_s8, aotc_dot_u8_u8,
+// aotc_dot_u8_s8, named by `kernel`) add (a[..] - a_zero_point) * (b[..] - b_zero_point).
+Expr dot_f32_strided(Expr a, Expr a_stride, Expr b, Expr b_stride, Expr n, Expr acc);
+Expr dot_int8_strided(const std::string& kernel, Expr a, Expr a_stride, Expr a_zero_point, Expr b, Expr b_stride,
+                      Expr b_zero_point, Expr n, Expr acc);
 // The Helium kernels of aotc_mve.h (statements' calls), arguments in the C functions'
 // order: aotc_mve_conv_s8 (one output pixel: x, row_stride, rows, row_length,
 // packed_weights, out_channels, then the requantization's bias, multiplier, left_shift,

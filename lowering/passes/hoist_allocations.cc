@@ -68,7 +68,7 @@ class AllocationHoister : public IRMutator {
       body = taken->rest;
     }
     if (hoisted.empty()) return mutated;
-    Stmt result = for_loop(loop->var, loop->min, loop->extent, body, loop->for_kind);
+    Stmt result = rebuild_for(loop, loop->min, loop->extent, body);
     for (auto it = hoisted.rbegin(); it != hoisted.rend(); ++it) result = allocate(*it, result);
     return result;
   }

@@ -158,7 +158,7 @@ class Simplifier : public IRMutator {
     Stmt body = mutate(op->body);
     if (!body) return Stmt();
     if (lo.same_as(op->min) && n.same_as(op->extent) && body.same_as(op->body)) return s;
-    return for_loop(op->var, lo, n, body, op->for_kind);
+    return rebuild_for(op, lo, n, body);
   }
 
   Stmt mutate_if(const Stmt& s, const IfNode* op) override {

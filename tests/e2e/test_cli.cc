@@ -171,7 +171,8 @@ TEST_F(Cli, PrintAfterShowsTheIR) {
       << r.output;
   Result all = run({"compile", kRelu + "/model.onnx", "-o", tmp("out2"), "--print-after-all"});
   ASSERT_EQ(all.status, 0);
-  for (const char* pass : {"import", "infer_shapes", "fuse_operators", "lower", "lower_builtin"})
+  for (const char* pass : {"import", "infer_shapes", "fuse_operators", "lower", "schedule_loops", "tensorize",
+                           "reorder_loops", "split_loops", "unroll_loops", "simplify_scheduled", "lower_builtin"})
     EXPECT_NE(all.output.find(std::string("// ---- IR after ") + pass + "\n"), std::string::npos) << pass;
 }
 
