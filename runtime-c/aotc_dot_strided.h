@@ -74,30 +74,38 @@ static inline void aotc_dot_f32(const float* a, int32_t a_stride, const float* b
  * (zero points of int8 and uint8 tensors always do). */
 #define AOTC_DOT_ZERO_POINTS_FIT(za, zb) ((za) >= -255 && (za) <= 255 && (zb) >= -255 && (zb) <= 255)
 
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+/* The DSP path of the integer kernels, for both operands contiguous: a word of each brings
+ * four values; WIDEN (SXTB16 for int8, UXTB16 for uint8) widens elements 0 and 2, and of the
+ * word rotated by 8 bits elements 1 and 3, to int16 pairs; SSUB16 takes the zero points off
+ * (the differences fit in 9 bits); SMLAD adds both pairs' products. Leaves a, b and n at
+ * the elements it did not take, for AOTC_DOT_INT_LOOP. */
+#define AOTC_DOT_SXTB16(w) __sxtb16((int32_t)(w))
+#define AOTC_DOT_UXTB16(w) ((int32_t)__uxtb16(w))
+#define AOTC_DOT_DSP_LOOP(WIDEN)                                                                      \
+  do {                                                                                                \
+    if (a_stride == 1 && b_stride == 1 && n >= 4 && AOTC_DOT_ZERO_POINTS_FIT(a_zero_point, b_zero_point)) { \
+      const int32_t za = (int32_t)(((uint32_t)a_zero_point & 0xFFFFu) | ((uint32_t)a_zero_point << 16)); \
+      const int32_t zb = (int32_t)(((uint32_t)b_zero_point & 0xFFFFu) | ((uint32_t)b_zero_point << 16)); \
+      int32_t s = *acc;                                                                               \
+      int32_t groups = n / 4;                                                                         \
+      for (; groups > 0; --groups, a += 4, b += 4, n -= 4) {                                          \
+        uint32_t wa, wb;                                                                              \
+        memcpy(&wa, a, 4);                                                                            \
+        memcpy(&wb, b, 4);                                                                            \
+        s = __smlad(__ssub16(WIDEN((wa >> 8) | (wa << 24)), za), __ssub16(WIDEN((wb >> 8) | (wb << 24)), zb), \
+                    __smlad(__ssub16(WIDEN(wa), za), __ssub16(WIDEN(wb), zb), s));                    \
+      }                                                                                               \
+      *acc = s;                                                                                       \
+    }                                                                                                 \
+  } while (0)
+#endif
+
 /* *acc += (a[k * a_stride] - a_zero_point) * (b[k * b_stride] - b_zero_point), k < n. */
 static inline void aotc_dot_s8_s8(const int8_t* a, int32_t a_stride, int32_t a_zero_point, const int8_t* b,
                                   int32_t b_stride, int32_t b_zero_point, int32_t n, int32_t* acc) {
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
-  /* Both contiguous: a word of each brings four values; SXTB16 widens elements 0 and 2,
-   * and of the word rotated by 8 bits elements 1 and 3, to int16 pairs; SSUB16 takes the
-   * zero points off (the differences fit in 9 bits); SMLAD adds both pairs' products. */
-  if (a_stride == 1 && b_stride == 1 && n >= 4 && AOTC_DOT_ZERO_POINTS_FIT(a_zero_point, b_zero_point)) {
-    const int32_t za = (int32_t)(((uint32_t)a_zero_point & 0xFFFFu) | ((uint32_t)a_zero_point << 16));
-    const int32_t zb = (int32_t)(((uint32_t)b_zero_point & 0xFFFFu) | ((uint32_t)b_zero_point << 16));
-    int32_t s = *acc;
-    int32_t groups = n / 4;
-    for (; groups > 0; --groups, a += 4, b += 4, n -= 4) {
-      uint32_t wa, wb;
-      memcpy(&wa, a, 4);
-      memcpy(&wb, b, 4);
-      const int32_t ae = __ssub16(__sxtb16((int32_t)wa), za);
-      const int32_t ao = __ssub16(__sxtb16((int32_t)((wa >> 8) | (wa << 24))), za);
-      const int32_t be = __ssub16(__sxtb16((int32_t)wb), zb);
-      const int32_t bo = __ssub16(__sxtb16((int32_t)((wb >> 8) | (wb << 24))), zb);
-      s = __smlad(ao, bo, __smlad(ae, be, s));
-    }
-    *acc = s;
-  }
+  AOTC_DOT_DSP_LOOP(AOTC_DOT_SXTB16);
 #endif
   AOTC_DOT_INT_LOOP(int8_t, int8_t);
 }
@@ -105,24 +113,7 @@ static inline void aotc_dot_s8_s8(const int8_t* a, int32_t a_stride, int32_t a_z
 static inline void aotc_dot_u8_u8(const uint8_t* a, int32_t a_stride, int32_t a_zero_point, const uint8_t* b,
                                   int32_t b_stride, int32_t b_zero_point, int32_t n, int32_t* acc) {
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
-  /* As aotc_dot_s8_s8, widening with UXTB16. */
-  if (a_stride == 1 && b_stride == 1 && n >= 4 && AOTC_DOT_ZERO_POINTS_FIT(a_zero_point, b_zero_point)) {
-    const int32_t za = (int32_t)(((uint32_t)a_zero_point & 0xFFFFu) | ((uint32_t)a_zero_point << 16));
-    const int32_t zb = (int32_t)(((uint32_t)b_zero_point & 0xFFFFu) | ((uint32_t)b_zero_point << 16));
-    int32_t s = *acc;
-    int32_t groups = n / 4;
-    for (; groups > 0; --groups, a += 4, b += 4, n -= 4) {
-      uint32_t wa, wb;
-      memcpy(&wa, a, 4);
-      memcpy(&wb, b, 4);
-      const int32_t ae = __ssub16((int32_t)__uxtb16(wa), za);
-      const int32_t ao = __ssub16((int32_t)__uxtb16((wa >> 8) | (wa << 24)), za);
-      const int32_t be = __ssub16((int32_t)__uxtb16(wb), zb);
-      const int32_t bo = __ssub16((int32_t)__uxtb16((wb >> 8) | (wb << 24)), zb);
-      s = __smlad(ao, bo, __smlad(ae, be, s));
-    }
-    *acc = s;
-  }
+  AOTC_DOT_DSP_LOOP(AOTC_DOT_UXTB16);
 #endif
   AOTC_DOT_INT_LOOP(uint8_t, uint8_t);
 }
@@ -134,5 +125,10 @@ static inline void aotc_dot_u8_s8(const uint8_t* a, int32_t a_stride, int32_t a_
 
 #undef AOTC_DOT_INT_LOOP
 #undef AOTC_DOT_ZERO_POINTS_FIT
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#undef AOTC_DOT_DSP_LOOP
+#undef AOTC_DOT_SXTB16
+#undef AOTC_DOT_UXTB16
+#endif
 
 #endif /* AOTC_DOT_STRIDED_H_ */
