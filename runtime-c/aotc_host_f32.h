@@ -91,7 +91,7 @@ AOTC_F32_INLINE float aotc_f32_clamp(float v, float lo, float hi) {
 /* With gcc or clang the blocks below are written with the compilers' vector extension,
  * vectors as wide as the target's registers, so that each sum stays in a register and each
  * loaded vector serves every product that needs it. Written as plain loops over floats,
- * gcc 12 vectorizes the 16-channel block across pixels and keeps its sums in memory (14x
+ * gcc 12 vectorizes the 16-channel block across pixels and keeps its sums in memory (13x
  * slower than clang's code for the same loop), and in the 4-channel block it folds the
  * load of each input vector into every multiply-add that uses it, loading it once per
  * channel (2.2x slower: the rows of an im2col band are not aligned, so these loads often
