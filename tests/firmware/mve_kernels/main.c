@@ -16,23 +16,10 @@
 
 #include "aotc_mve.h"
 #include "kernels.h"
+#include "kernel_test_random.h"
 
 void SysTick_Handler(void); /* startup_mps2.c's vector table wants one */
 void SysTick_Handler(void) {}
-
-/* ---- Random numbers (xorshift32) ------------------------------------------------------ */
-
-static uint32_t state = 2463534242u;
-
-static uint32_t next(void) {
-  state ^= state << 13;
-  state ^= state >> 17;
-  state ^= state << 5;
-  return state;
-}
-
-/* Uniform in [lo, hi]. */
-static int32_t between(int32_t lo, int32_t hi) { return lo + (int32_t)(next() % (uint32_t)(hi - lo + 1)); }
 
 static void random_bytes(int8_t* p, int32_t n) {
   int32_t i;
