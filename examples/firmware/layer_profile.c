@@ -75,10 +75,10 @@ void fw_profile_reset(void) {
   depth = 0;
 }
 
-void fw_profile_print(uint32_t instructions_per_tick) {
+void fw_profile_print(uint32_t core_clock_hz) {
   uint32_t i;
   for (i = 0; i < row_count; ++i) {
-    const uint64_t instructions = rows[i].ticks * instructions_per_tick;
+    const uint64_t instructions = rows[i].ticks * 1000000000u / core_clock_hz;
     printf("layer %08" PRIx32 ": calls %" PRIu32 ", instructions %" PRIu32 "\n", (uint32_t)rows[i].function,
            rows[i].calls, (uint32_t)instructions);
   }

@@ -200,7 +200,7 @@ int main(void) {
     print_u64(m.instructions);
     printf(", stack %" PRIu32 " bytes\n", m.stack_bytes);
 #if FW_PROFILE_LAYERS
-    fw_profile_print(INSTRUCTIONS_PER_TICK);
+    fw_profile_print(FW_CORE_CLOCK_HZ);
 #endif
     if (m.status != 0) ok = 0;
 
