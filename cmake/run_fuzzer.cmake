@@ -5,6 +5,9 @@
 # into the source tree); a crash, hang, leak or sanitizer report fails the run and leaves
 # the input in WORK/findings, to be replayed with `<binary> <file>` and turned into a
 # regression test.
+# -entropic=0: libFuzzer's default (entropic) input scheduling spent half of fuzz_compile's
+# time updating its feature frequencies (perf, 47,000 features); without it the same 60 s
+# run twice the inputs (709 against 318 a second, same corpus).
 foreach(var FUZZER WORK SEEDS SECONDS)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run_fuzzer.cmake: -D${var}=... is required")
@@ -29,7 +32,7 @@ foreach(seed IN LISTS seed_files)
   math(EXPR index "${index} + 1")
 endforeach()
 execute_process(
-  COMMAND "${FUZZER}" -seed=1 -max_total_time=${SECONDS} -timeout=30 -rss_limit_mb=2560 -print_final_stats=1
+  COMMAND "${FUZZER}" -seed=1 -max_total_time=${SECONDS} -entropic=0 -timeout=30 -rss_limit_mb=2560 -print_final_stats=1
           "-artifact_prefix=${WORK}/findings/" "${WORK}/corpus" "${WORK}/seeds"
   RESULT_VARIABLE status)
 if(NOT status EQUAL 0)

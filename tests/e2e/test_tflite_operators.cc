@@ -104,7 +104,8 @@ std::vector<ModelCase> cases() {
   for (auto [name, code, zero_point] : std::vector<std::tuple<std::string, tfl::BuiltinOperator, int64_t>>{
            {"logistic_int8", tfl::BuiltinOperator_LOGISTIC, -128}, {"tanh_int8", tfl::BuiltinOperator_TANH, 0},
            {"hard_swish_int8", tfl::BuiltinOperator_HARD_SWISH, 0}})
-    out.push_back({name, [=] {
+    // Captured by name: C++17 lambdas cannot capture structured bindings (clang refuses).
+    out.push_back({name, [code = code, zero_point = zero_point] {
                      TfliteModelBuilder b;
                      int32_t x = b.input("x", kI8, {1, 4, 4, 2}, 0.1f, -3);
                      int32_t y = b.output("y", kI8, {1, 4, 4, 2}, zero_point == 0 ? 1.0f / 128 : 1.0f / 256, zero_point);
@@ -117,7 +118,7 @@ std::vector<ModelCase> cases() {
            {"logistic_int16", tfl::BuiltinOperator_LOGISTIC, 0.001f, 1.0f / 32768},
            {"tanh_int16", tfl::BuiltinOperator_TANH, 1.0f / 4096, 1.0f / 32768},
            {"abs_int16", tfl::BuiltinOperator_ABS, 0.001f, 0.002f}})
-    out.push_back({name, [=] {
+    out.push_back({name, [code = code, scale = scale, out_scale = out_scale] {
                      TfliteModelBuilder b;
                      int32_t x = b.input("x", tfl::TensorType_INT16, {1, 4, 4, 2}, scale, 0);
                      int32_t y = b.output("y", tfl::TensorType_INT16, {1, 4, 4, 2}, out_scale, 0);
@@ -128,7 +129,7 @@ std::vector<ModelCase> cases() {
            {"abs_int8", tfl::BuiltinOperator_ABS},
            {"rsqrt_int8", tfl::BuiltinOperator_RSQRT},
            {"l2_normalization_int8", tfl::BuiltinOperator_L2_NORMALIZATION}})
-    out.push_back({name, [=] {
+    out.push_back({name, [code = code] {
                      TfliteModelBuilder b;
                      int32_t x = b.input("x", kI8, {1, 4, 4, 2}, 0.1f, -3);
                      int32_t y = b.output("y", kI8, {1, 4, 4, 2}, 1.0f / 128, 0);
