@@ -2,12 +2,13 @@
  * fully connected layers (one input x four weight rows) and convolutions (two inputs x two
  * weight rows).
  *
- * aotc calls these micro-kernels on targets whose description lists the `dsp` feature
- * (Armv7E-M and later: Cortex-M4, M7, M33, M55). There, with the compiler targeting the
- * DSP extension (__ARM_FEATURE_DSP), a 32-bit load brings four int8 values, two SXTB16
- * widen them to two pairs of int16, and SMLAD adds two products per instruction; each
- * loaded and widened word serves two or four products of the block. Elsewhere (the host,
- * where aotc's interpreter and `aotc run` evaluate them) plain loops compute the same sums.
+ * aotc calls these micro-kernels on microcontroller targets (every target but the host).
+ * With the compiler targeting the DSP extension (__ARM_FEATURE_DSP: Armv7E-M and later,
+ * Cortex-M4, M7, M33, M55), a 32-bit load brings four int8 values, two SXTB16 widen them
+ * to two pairs of int16, and SMLAD adds two products per instruction; each loaded and
+ * widened word serves two or four products of the block. Elsewhere (Cortex-M0+, RISC-V,
+ * and the host, where aotc's interpreter and `aotc run` evaluate them) plain loops compute
+ * the same sums, written for a core with few registers.
  * Both are exact: the sums are formed in 32-bit two's complement, as the generic kernels
  * do, so which one runs never changes a result.
  *
@@ -120,6 +121,17 @@ AOTC_DOT_INLINE uint32_t aotc_dot_word(const int8_t* p) {
   } while (0)
 #endif
 
+#if !(defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP)
+/* Without the DSP extension (Cortex-M0+, RISC-V, the host): the four products of x[0..3]
+ * with one packed weight word. The plain loops add one such expression per sum and group,
+ * and take one pixel at a time: with two sums live, a core with eight low registers
+ * (Armv6-M) keeps the loop out of the stack, where the loop over single products of the
+ * whole block spilled (bench/firmware/README.md, "Cores without DSP"). */
+AOTC_DOT_INLINE int32_t aotc_dot_s8_group(const int8_t* x, int32_t w) {
+  return x[0] * AOTC_DOT_BYTE(w, 0) + x[1] * AOTC_DOT_BYTE(w, 1) + x[2] * AOTC_DOT_BYTE(w, 2) + x[3] * AOTC_DOT_BYTE(w, 3);
+}
+#endif
+
 AOTC_DOT_INLINE void aotc_dot_s8_2x2(const int8_t* x0, const int8_t* x1, const int32_t* w, int32_t n, int32_t* acc) {
   const int32_t groups = n / 4;
   const int8_t* const x0_end = x0 + 4 * groups;
@@ -158,20 +170,26 @@ AOTC_DOT_INLINE void aotc_dot_s8_2x2(const int8_t* x0, const int8_t* x1, const i
   acc[2] = s10;
   acc[3] = s11;
 #else
-  uint32_t s00 = (uint32_t)acc[0], s01 = (uint32_t)acc[1], s10 = (uint32_t)acc[2], s11 = (uint32_t)acc[3];
-  for (; x0 < x0_end; x0 += 4, x1 += 4, w += 2) {
-    for (k = 0; k < 4; ++k) {
-      const int32_t a = x0[k], b = x1[k], w0 = AOTC_DOT_BYTE(w[0], k), w1 = AOTC_DOT_BYTE(w[1], k);
-      s00 += (uint32_t)(a * w0);
-      s01 += (uint32_t)(a * w1);
-      s10 += (uint32_t)(b * w0);
-      s11 += (uint32_t)(b * w1);
+  {
+    /* Without the DSP extension: one pixel at a time against both rows (see
+     * aotc_dot_s8_group), then the other; x0 and x1 end past their whole groups. */
+    int32_t p;
+    for (p = 0; p < 2; ++p) {
+      const int8_t* x = p == 0 ? x0 : x1;
+      const int8_t* const x_end = x + 4 * groups;
+      const int32_t* wp = w;
+      uint32_t r0 = (uint32_t)acc[2 * p], r1 = (uint32_t)acc[2 * p + 1];
+      for (; x < x_end; x += 4, wp += 2) {
+        r0 += (uint32_t)aotc_dot_s8_group(x, wp[0]);
+        r1 += (uint32_t)aotc_dot_s8_group(x, wp[1]);
+      }
+      acc[2 * p] = (int32_t)r0;
+      acc[2 * p + 1] = (int32_t)r1;
     }
+    x0 = x0_end;
+    x1 += 4 * groups;
+    w += 2 * groups;
   }
-  acc[0] = (int32_t)s00;
-  acc[1] = (int32_t)s01;
-  acc[2] = (int32_t)s10;
-  acc[3] = (int32_t)s11;
 #endif
   /* The partial group (w now points at its two words), element by element. */
   for (k = 0; k < n - 4 * groups; ++k) {
@@ -299,6 +317,17 @@ AOTC_DOT_INLINE void aotc_stage_s8x2(const int8_t* x0, const int8_t* x1, int32_t
   } while (0)
 #endif
 
+#if !(defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP)
+/* Without the DSP extension: the four products of one staged pixel's group (word e holds
+ * its values 0 and 2, word o its values 1 and 3) with one packed weight word, as
+ * aotc_dot_s8_group. */
+AOTC_DOT_INLINE int32_t aotc_dot_s16_group(int32_t e, int32_t o, int32_t w) {
+  const int32_t e_lo = (int16_t)(uint16_t)((uint32_t)e & 0xFFFFu), e_hi = (int16_t)(uint16_t)((uint32_t)e >> 16);
+  const int32_t o_lo = (int16_t)(uint16_t)((uint32_t)o & 0xFFFFu), o_hi = (int16_t)(uint16_t)((uint32_t)o >> 16);
+  return e_lo * AOTC_DOT_BYTE(w, 0) + o_lo * AOTC_DOT_BYTE(w, 1) + e_hi * AOTC_DOT_BYTE(w, 2) + o_hi * AOTC_DOT_BYTE(w, 3);
+}
+#endif
+
 AOTC_DOT_INLINE void aotc_dot_s16_2x2(const int32_t* staged, const int32_t* w, int32_t groups, int32_t* acc) {
   const int32_t* const end = staged + 4 * groups;
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
@@ -320,18 +349,18 @@ AOTC_DOT_INLINE void aotc_dot_s16_2x2(const int32_t* staged, const int32_t* w, i
   acc[2] = s10;
   acc[3] = s11;
 #else
-  int32_t j, k;
-  for (; staged < end; staged += 4, w += 2)
-    for (j = 0; j < 4; ++j) {
-      /* Staged word j: pixel j / 2, values (0, 2) or (1, 3) as halfwords. */
-      const uint32_t xw = (uint32_t)staged[j];
-      const int32_t lo = (int16_t)(uint16_t)(xw & 0xFFFFu), hi = (int16_t)(uint16_t)(xw >> 16);
-      const int32_t at = j % 2; /* element `at` and `at + 2` of the group */
-      for (k = 0; k < 2; ++k) {
-        const int32_t product = lo * AOTC_DOT_BYTE(w[k], at) + hi * AOTC_DOT_BYTE(w[k], at + 2);
-        acc[2 * (j / 2) + k] = (int32_t)((uint32_t)acc[2 * (j / 2) + k] + (uint32_t)product);
-      }
+  int32_t p;
+  for (p = 0; p < 2; ++p) { /* one pixel at a time, as aotc_dot_s8_2x2 */
+    const int32_t* x = staged + 2 * p;
+    const int32_t* wp = w;
+    uint32_t r0 = (uint32_t)acc[2 * p], r1 = (uint32_t)acc[2 * p + 1];
+    for (; x < end; x += 4, wp += 2) {
+      r0 += (uint32_t)aotc_dot_s16_group(x[0], x[1], wp[0]);
+      r1 += (uint32_t)aotc_dot_s16_group(x[0], x[1], wp[1]);
     }
+    acc[2 * p] = (int32_t)r0;
+    acc[2 * p + 1] = (int32_t)r1;
+  }
 #endif
 }
 
@@ -397,6 +426,7 @@ AOTC_DOT_INLINE void aotc_dot_s16_2x2(const int32_t* staged, const int32_t* w, i
 
 AOTC_DOT_INLINE void aotc_dot_s8_1x4(const int8_t* x, const int32_t* w, int32_t n, int32_t* acc);
 
+
 /* aotc_dot_s8_1x4 for a word-aligned x and n a multiple of 4: a layer's input in a planned
  * (word-aligned) tensor. No alignment check and no tail. */
 AOTC_DOT_INLINE void aotc_dot_s8_1x4_aligned(const int8_t* x, const int32_t* w, int32_t n, int32_t* acc) {
@@ -444,12 +474,19 @@ AOTC_DOT_INLINE void aotc_dot_s8_1x4(const int8_t* x, const int32_t* w, int32_t 
     acc[3] = s3;
   }
 #else
-  uint32_t s[4];
-  for (j = 0; j < 4; ++j) s[j] = (uint32_t)acc[j];
-  for (; x < x_end; x += 4, w += 4)
-    for (k = 0; k < 4; ++k)
-      for (j = 0; j < 4; ++j) s[j] += (uint32_t)(x[k] * AOTC_DOT_BYTE(w[j], k));
-  for (j = 0; j < 4; ++j) acc[j] = (int32_t)s[j];
+  /* Without the DSP extension: one expression of four products per row and group, as in
+   * aotc_dot_s16_2x2. */
+  uint32_t s0 = (uint32_t)acc[0], s1 = (uint32_t)acc[1], s2 = (uint32_t)acc[2], s3 = (uint32_t)acc[3];
+  for (; x < x_end; x += 4, w += 4) {
+    s0 += (uint32_t)aotc_dot_s8_group(x, w[0]);
+    s1 += (uint32_t)aotc_dot_s8_group(x, w[1]);
+    s2 += (uint32_t)aotc_dot_s8_group(x, w[2]);
+    s3 += (uint32_t)aotc_dot_s8_group(x, w[3]);
+  }
+  acc[0] = (int32_t)s0;
+  acc[1] = (int32_t)s1;
+  acc[2] = (int32_t)s2;
+  acc[3] = (int32_t)s3;
 #endif
   /* The partial group (w now points at its four words), element by element. */
   for (k = 0; k < n - 4 * groups; ++k)

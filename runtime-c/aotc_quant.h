@@ -21,6 +21,33 @@
 #define AOTC_FIXEDPOINT static inline
 #endif
 
+/* The high word of the 64-bit multiply-accumulate (high:low) + x * m, for a multiplier
+ * 0 <= m < 2^31, in 32-bit arithmetic: four 16 x 16 products and the carries between the
+ * halves. They make the unsigned product of x's bits, less m * 2^32 for a negative x
+ * (whose bits are x + 2^32): the same bits as the 64-bit expression, for every x. */
+AOTC_FIXEDPOINT uint32_t aotc_smlal_high_halves(int32_t x, int32_t m, uint32_t high, uint32_t low) {
+  const uint32_t ux = (uint32_t)x, um = (uint32_t)m;
+  const uint32_t x_lo = ux & 0xFFFFu, x_hi = ux >> 16, m_lo = um & 0xFFFFu, m_hi = um >> 16;
+  const uint32_t mid_part = x_lo * m_hi, mid = mid_part + x_hi * m_lo; /* weight 2^16 */
+  const uint32_t mid_carry = (uint32_t)(mid < mid_part) << 16;
+  const uint32_t product_low = x_lo * m_lo, low_part = product_low + (mid << 16), sum_low = low_part + low;
+  const uint32_t carries = (uint32_t)(low_part < product_low) + (uint32_t)(sum_low < low_part);
+  return high + x_hi * m_hi + (mid >> 16) + mid_carry + carries - (x < 0 ? um : 0u);
+}
+
+/* The high word of (high:low) + x * m (SMLAL on Armv7-M), for 0 <= m < 2^31 (what the
+ * compiler computes from scales). Armv6-M (Cortex-M0, M0+, M1) has no 32 x 32 -> 64
+ * multiply: there C's 64-bit product is a call into the compiler's library for a full
+ * 64 x 64 multiply, and gcc spills the 64-bit sums around it, so the halves above are
+ * used instead (bench/firmware/README.md, "Cores without DSP"). */
+AOTC_FIXEDPOINT uint32_t aotc_smlal_high(int32_t x, int32_t m, uint32_t high, uint32_t low) {
+#if defined(__ARM_ARCH_6M__)
+  return aotc_smlal_high_halves(x, m, high, low);
+#else
+  return (uint32_t)(((((uint64_t)high << 32) | low) + (uint64_t)((int64_t)x * (int64_t)m)) >> 32);
+#endif
+}
+
 /* The high 32 bits of 2*a*b, rounded; saturates the one overflowing case (MIN * MIN). */
 AOTC_FIXEDPOINT int32_t aotc_sat_rounding_doubling_high_mul(int32_t a, int32_t b) {
   int64_t ab;
@@ -94,8 +121,7 @@ AOTC_FIXEDPOINT int32_t aotc_requantize_right(int32_t x, int32_t multiplier, int
 AOTC_FIXEDPOINT int32_t aotc_requantize_s8(int32_t x, int32_t multiplier, int32_t offset, int32_t shift) {
   const uint32_t low = ((uint32_t)x & 0x80000000u) | 0x40000000u;
   const uint32_t high = (uint32_t)offset - (uint32_t)(x < 0);
-  const uint64_t sum = (((uint64_t)high << 32) | low) + (uint64_t)((int64_t)x * (int64_t)multiplier);
-  const int32_t value = (int32_t)(uint32_t)(sum >> 32) >> shift;
+  const int32_t value = (int32_t)aotc_smlal_high(x, multiplier, high, low) >> shift;
 #if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT && (defined(__GNUC__) || defined(__clang__))
   return __builtin_arm_ssat(value, 8);
 #else

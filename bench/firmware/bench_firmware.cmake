@@ -1,6 +1,7 @@
 # bench_firmware.cmake: flash, RAM, stack and executed instructions of the int8 MLPerf Tiny
 # models compiled by aotc for the Cortex-M4F, the Cortex-M7 or the Cortex-M55 with Helium,
-# with arm-none-eabi-gcc and with clang, on QEMU's mps2-an386, mps2-an500 and mps3-an547,
+# with arm-none-eabi-gcc and with clang, on QEMU's mps2-an386, mps2-an500 and mps3-an547
+# (and for the Cortex-M0+ on mps2-an385, whose Cortex-M3 runs the Armv6-M image as it is),
 # next to TensorFlow Lite Micro's figures (../shared/README.md: CMSIS-NN on the Cortex-M4F,
 # CMSIS-NN's MVE kernels on the Cortex-M55), and the slowest layers of each model.
 #
@@ -31,7 +32,7 @@
 # the first target is not cortex-m4).
 #
 # Options: -DMODELS="kws_ref_model;..." -DCOMPILERS="gcc;clang" -DTARGETS="cortex-m4;cortex-m7"
-#          (or -DTARGETS=cortex-m55) -DLAYERS=ON -DTOP_LAYERS=5 -DWORK_DIR=<dir> (default <build>/bench-firmware)
+#          (or -DTARGETS=cortex-m55, or cortex-m0plus) -DLAYERS=ON -DTOP_LAYERS=5 -DWORK_DIR=<dir> (default <build>/bench-firmware)
 #          -DGENERATOR=Ninja -DJOBS=2
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/script_helpers.cmake")
@@ -352,11 +353,15 @@ endfunction()
 # -icount shift=0 and leaves QEMU's output in <dir>/qemu-icount.log; sets `instructions`
 # and `stack_run`.
 function(build_and_run dir target compiler model)
+  set(pools "${pools_${model}}")
+  if(DEFINED pools_${target}_${model})
+    set(pools "${pools_${target}_${model}}")
+  endif()
   run_step("${CMAKE_COMMAND}" -S "${source_dir}/examples/firmware" -B "${dir}" -G "${GENERATOR}"
       "-DCMAKE_TOOLCHAIN_FILE=${source_dir}/cmake/toolchains/${target}-${compiler}.cmake"
       "-Daotc_DIR=${AOTC_BUILD_DIR}/aotc-config" "-DAOTC_FW_MODEL=${models_dir}/${model}.tflite"
       -DAOTC_FW_TARGET=${target} "-DAOTC_FW_REFERENCE_DIR=${models_dir}/reference/${model}"
-      -DAOTC_FW_CASES=1 "-DAOTC_FW_POOLS=${pools_${model}}" ${ARGN} QUIET)
+      -DAOTC_FW_CASES=1 "-DAOTC_FW_POOLS=${pools}" ${ARGN} QUIET)
   run_step("${CMAKE_COMMAND}" --build "${dir}" --parallel ${JOBS} QUIET)
   run_step("${CMAKE_COMMAND}" "-DELF=${dir}/firmware.elf" -DMACHINE=${machine_${target}} -DICOUNT=ON
       "-DREFERENCE_DIR=${models_dir}/reference/${model}" "-DLOG=${dir}/qemu-icount.log"
@@ -372,12 +377,17 @@ endfunction()
 set(machine_cortex-m4 mps2-an386)
 set(machine_cortex-m7 mps2-an500)
 set(machine_cortex-m55 mps3-an547)
+set(machine_cortex-m0plus mps2-an385)
+# cortex-m0plus.toml's pool is 32 KB; vww and resnet are built for an RP2040-class part's 256 KB.
+set(pools_cortex-m0plus_vww_96_int8 sram:256K)
+set(pools_cortex-m0plus_pretrainedResnet_quant sram:256K)
 set(title_cortex-m4 "Cortex-M4F (QEMU mps2-an386, -icount shift=0)")
 set(title_cortex-m7 "Cortex-M7 (QEMU mps2-an500, -icount shift=0)")
 set(title_cortex-m55 "Cortex-M55 with Helium (QEMU mps3-an547, -icount shift=0, 31.25 instructions per SysTick tick)")
+set(title_cortex-m0plus "Cortex-M0+ image (Armv6-M, no DSP) on the Cortex-M3 of QEMU mps2-an385, -icount shift=0")
 foreach(target IN LISTS TARGETS)
   if(NOT DEFINED machine_${target})
-    message(FATAL_ERROR "target ${target}: no QEMU board known (cortex-m4, cortex-m7, cortex-m55)")
+    message(FATAL_ERROR "target ${target}: no QEMU board known (cortex-m4, cortex-m7, cortex-m55, cortex-m0plus)")
   endif()
 endforeach()
 list(GET TARGETS 0 main_target)
@@ -428,7 +438,7 @@ foreach(target IN LISTS TARGETS)
       endif()
     endforeach()
 
-    if(NOT target STREQUAL main_target)
+    if(NOT target STREQUAL main_target OR target STREQUAL "cortex-m0plus")  # no TFLM figures for the M0+
       continue()
     endif()
     if(target STREQUAL "cortex-m55")
@@ -480,6 +490,8 @@ if(main_target STREQUAL "cortex-m55")
     string(APPEND rule "--:|")
   endforeach()
   string(APPEND table " goal |\n${rule}--:|\n${summary_rows}")
+elseif(main_target STREQUAL "cortex-m0plus")
+  # ../shared/README.md has no TFLite Micro figures for this core.
 else()
 string(APPEND table "Against TensorFlow Lite Micro on the ${title_${main_target}} (figures from ../shared/README.md; TFLM flash = 75.2 KB interpreter with reference kernels + the model flatbuffer; TFLM RAM = minimum arena on a 32-bit target, which holds the input and output tensors too):\n\n")
 string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers_text} | aotc / TFLM CMSIS-NN, ${compilers_text} | TFLM reference kernels | TFLM CMSIS-NN (instr/MAC) | aotc flash B (${first}) | TFLM flash B | aotc RAM + I/O B (${first}) | TFLM arena B |\n")

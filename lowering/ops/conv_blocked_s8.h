@@ -1,5 +1,6 @@
 // int8 NHWC convolution (groups of 1) as register blocks of two pixels x two output
-// channels, for cores with the DSP extension (the target's `dsp` feature).
+// channels, for microcontrollers: with the DSP extension (the target's `dsp` feature) its
+// micro-kernels use SMLAD, without it (cortex-m0plus, riscv32) aotc_dot.h's plain C.
 //
 // The generic kernel (convolution.h) computes one output element at a time, subtracting
 // the input's zero point from every input value and skipping the taps in the padding.

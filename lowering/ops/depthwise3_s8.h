@@ -1,6 +1,6 @@
 // int8 NHWC depthwise convolution (depth multiplier 1) with kernels three wide and a
-// stride of 1 or 2 along x, for cores with the DSP extension: every depthwise layer of
-// the MLPerf Tiny models (3x3).
+// stride of 1 or 2 along x, for microcontrollers (SMLAD with the DSP extension, plain C
+// without): every depthwise layer of the MLPerf Tiny models (3x3).
 //
 // Each channel is gathered into a plane: its input rows one after the other, each row
 // widened by the padding on both sides and to whole words, the padding rows above and

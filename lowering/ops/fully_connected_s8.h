@@ -1,6 +1,6 @@
-// int8 FULLY_CONNECTED with constant weights for cores with the DSP extension (the
-// target's `dsp` feature): blocks of four output units over weights packed at compile
-// time, in the order runtime-c/aotc_dot.h's aotc_dot_s8_1x4 reads them (one input word,
+// int8 FULLY_CONNECTED with constant weights for microcontrollers (SMLAD with the DSP
+// extension, the target's `dsp` feature; plain C without): blocks of four output units
+// over weights packed at compile time, in the order runtime-c/aotc_dot.h's aotc_dot_s8_1x4 reads them (one input word,
 // loaded and unpacked once, for four rows: two 16-bit multiply-accumulates per SMLAD).
 // Each block's weights follow its header (channel_header.h): the four units' biases, with
 // the input's zero point folded in, and requantization constants, all read from the one

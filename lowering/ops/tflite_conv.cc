@@ -211,18 +211,26 @@ std::unique_ptr<ConvArithmetic> tflite_arithmetic(const Graph& g, const Node& no
   return std::make_unique<FloatConvArithmetic>([&node](Expr v) { return tflite::apply_float_activation(node, v); });
 }
 
-// The int8 kernels specialized for cores with the DSP extension (conv_blocked_s8.h,
-// depthwise_s8.h) or Helium (conv_mve_s8.h, target feature `feature`) take int8 (not 16x8)
-// with constant symmetric weights and a constant bias.
-bool specialized_int8_applies(const LowerContext& ctx, const char* feature) {
+// Whether the int8 kernels specialized for microcontrollers (the register blocks below,
+// Helium's conv_mve_s8.h) can take the node: int8 (not 16x8) with constant symmetric
+// weights and a constant bias.
+bool int8_constant_symmetric(const LowerContext& ctx) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
   TensorId bias = node.input(2);
   bool constant = g.tensor(node.inputs[1]).is_constant() && (bias == kNoTensor || g.tensor(bias).is_constant());
   const std::vector<int64_t>& filter_zero_points = g.tensor(node.inputs[1]).quant.zero_point;
   bool symmetric = std::all_of(filter_zero_points.begin(), filter_zero_points.end(), [](int64_t z) { return z == 0; });
-  return ctx.target.has(feature) && tflite::is_int8(g, node.inputs[0]) && constant && symmetric;
+  return tflite::is_int8(g, node.inputs[0]) && constant && symmetric;
 }
+
+// The int8 register blocks (depthwise3_s8.h, depthwise_s8.h, conv_blocked_s8.h,
+// fully_connected_s8.h) on a microcontroller: with the DSP extension their micro-kernels
+// use SMLAD; without it (cortex-m0plus, riscv32) the same blocks, packing and folding run
+// aotc_dot.h's plain C, which takes fewer instructions there than the generic kernels
+// (bench/firmware/README.md, "Cores without DSP"). The host (`simd`) keeps the generic
+// loops, which its compiler vectorizes.
+bool int8_blocks_pay(const LowerContext& ctx) { return ctx.target.has("dsp") || !ctx.target.has("simd"); }
 
 // TFLite's requantization of a kernel with input 0 and filter 1 into `output`, per channel.
 MveRequantization mve_requantization(const Graph& g, const Node& node, TensorId output, int64_t channels) {
@@ -278,14 +286,14 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   // An epilogue fused behind the node (a residual ADD) starts from the node's own output.
   std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, anchor_output(node), c.out_channels);
   // On a core with Helium an int8 convolution with constant weights takes the vector
-  // kernels (conv_mve_s8.h). On a core with the DSP extension it takes a specialized
-  // kernel: depthwise with kernels three wide over a padded plane per channel
+  // kernels (conv_mve_s8.h). On other microcontrollers (int8_blocks_pay) it takes a
+  // specialized kernel: depthwise with kernels three wide over a padded plane per channel
   // (depthwise3_s8.h), other depthwise with unrolled taps (depthwise_s8.h), otherwise
   // register blocks over weights packed at compile time (conv_blocked_s8.h); where a kernel
   // packs the weights its table replaces the filter. All fold the input's zero point into
   // their own bias tables.
-  bool helium = specialized_int8_applies(ctx, "mve") && mve_conv_s8_applies(c);
-  bool specialized = helium || (specialized_int8_applies(ctx, "dsp") &&
+  bool helium = ctx.target.has("mve") && int8_constant_symmetric(ctx) && mve_conv_s8_applies(c);
+  bool specialized = helium || (int8_blocks_pay(ctx) && int8_constant_symmetric(ctx) &&
                                 (depthwise ? depthwise_s8_applies(c) || depthwise3_s8_applies(c) : blocked_conv_s8_applies(c)));
   if (specialized) {
     // Kernels three wide over a padded plane (depthwise3_s8.h), with their own packed taps.
@@ -383,11 +391,11 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   ChannelConstants folded_bias;
   ChannelConstants::Handle folded_handle = folded.empty() ? 0 : folded_bias.add("bias", DataType::Int(32), folded);
   // On a core with Helium the runtime's vector kernel (conv_mve_s8.h: sixteen products per
-  // instruction, four units per input vector, vector requantization). On a core with the
-  // DSP extension four units at a time share each input word (fully_connected_s8.h);
-  // elsewhere a loop per unit that the C compiler sees whole.
+  // instruction, four units per input vector, vector requantization). On other
+  // microcontrollers (int8_blocks_pay) four units at a time share each input word
+  // (fully_connected_s8.h); on the host a loop per unit that the C compiler sees whole.
   bool helium = !folded.empty() && ctx.target.has("mve");
-  bool dsp_dot = !folded.empty() && !helium && ctx.target.has("dsp");
+  bool blocks = !folded.empty() && !helium && int8_blocks_pay(ctx);
   // On a core with an FPU, float32 with a constant filter: four units per call over
   // weights packed at compile time (blocked_f32.h).
   if (float_blocks_apply(ctx)) {
@@ -395,9 +403,9 @@ LoweredOp lower_fc(const LowerContext& ctx) {
     LoweredOp lowered = kb.finish(lower_fully_connected_f32(x, y2, float_bias, g.tensor(node.inputs[1]), f, *a));
     return with_fc_views(std::move(lowered), x, y2, node, f);
   }
-  ir::Buffer w = dsp_dot || helium ? nullptr : kb.input(1, "filter");
+  ir::Buffer w = blocks || helium ? nullptr : kb.input(1, "filter");
   ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-  if (dsp_dot) {
+  if (blocks) {
     std::vector<int32_t> biases(folded.begin(), folded.end());
     bool planned_input = std::find(g.inputs.begin(), g.inputs.end(), node.inputs[0]) == g.inputs.end();
     LoweredOp lowered = kb.finish(lower_fully_connected_s8(x, y2, g.tensor(node.inputs[1]), std::move(biases), f, *a, planned_input));

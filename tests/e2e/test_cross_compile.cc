@@ -51,13 +51,13 @@ TEST_P(CrossCompile, Ad01Int8BuildsWithTheTargetsFlags) {
   EXPECT_EQ(metadata["target_cflags"].get<std::vector<std::string>>(), target.cflags);
 
   // The target's features choose kernels: a core with Helium gets the runtime's vector
-  // kernel for the fully connected layers, one with the DSP extension (and no Helium) its
-  // SMLAD dot product, one without either a plain loop (and a target whose NPU runs them
-  // runs them there).
+  // kernel for the fully connected layers, other microcontrollers the dot product of
+  // aotc_dot.h (SMLAD with the DSP extension, plain C without), the host (`simd`) a plain
+  // loop (and a target whose NPU runs them runs them there).
   bool on_npu = target.npu && std::count(target.npu->operators.begin(), target.npu->operators.end(), "FULLY_CONNECTED");
   const std::string source = read_bytes(out + "/ad.c");
   EXPECT_EQ(source.find("aotc_mve_conv_s8(") != std::string::npos, target.has("mve") && !on_npu);
-  EXPECT_EQ(source.find("aotc_dot_s8_1x4(") != std::string::npos, target.has("dsp") && !target.has("mve") && !on_npu);
+  EXPECT_EQ(source.find("aotc_dot_s8_1x4(") != std::string::npos, !target.has("simd") && !target.has("mve") && !on_npu);
   EXPECT_EQ(metadata["target_features"].get<std::vector<std::string>>(), feature_names(target));
 
   // Each compiler: its command up to the flags, and whether it needs libc headers found.

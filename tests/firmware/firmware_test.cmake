@@ -7,7 +7,7 @@
 #         -DREFERENCE_DIR=<dir> [-DMACHINE=mps2-an386] [-DPOOLS=sram:256K] [-DGENERATOR=Ninja]
 #         -P firmware_test.cmake
 #
-# Without MACHINE the firmware is only built (the Cortex-M0+ has no QEMU board here).
+# Without MACHINE the firmware is only built.
 # POOLS (aotc --pool) replaces the target's memory pools.
 # The build runs with one job: ctest already runs tests in parallel.
 cmake_minimum_required(VERSION 3.20)

@@ -108,6 +108,30 @@ TEST(Requantize, RightShiftFormEqualsTflitesTwoStepsOnItsDomain) {
         ASSERT_EQ(aotc_requantize_right(x, m, e), aotc_mul_by_quantized_multiplier(x, m, -e)) << x << " " << m << " " << e;
 }
 
+// The 32-bit form of the requantization's multiply-accumulate (what Armv6-M runs, where
+// the 64-bit product is a library call) against the 64-bit arithmetic written here, for
+// any x, high and low words, and multipliers in [0, 2^31).
+TEST(Requantize, MultiplyAccumulateFromHalvesEqualsThe64BitSum) {
+  auto expected = [](int32_t x, int32_t m, uint32_t high, uint32_t low) {
+    uint64_t sum = ((static_cast<uint64_t>(high) << 32) | low) + static_cast<uint64_t>(static_cast<int64_t>(x) * m);
+    return static_cast<uint32_t>(sum >> 32);
+  };
+  std::mt19937 rng(29);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax), multiplier(0, kMax);
+  std::uniform_int_distribution<uint32_t> word(0, 0xFFFFFFFFu);
+  for (int i = 0; i < 1000000; ++i) {
+    int32_t x = any(rng), m = multiplier(rng);
+    uint32_t high = word(rng), low = word(rng);
+    ASSERT_EQ(aotc_smlal_high_halves(x, m, high, low), expected(x, m, high, low)) << x << " " << m << " " << high << " " << low;
+  }
+  // Carries out of each half: the extreme operands and words.
+  for (int32_t x : {kMin, kMin + 1, -65536, -65535, -1, 0, 1, 65535, 65536, kMax})
+    for (int32_t m : {0, 1, 65535, 65536, 1 << 30, kMax})
+      for (uint32_t high : {0u, 1u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu})
+        for (uint32_t low : {0u, 1u, 0x40000000u, 0xC0000000u, 0xFFFFFFFFu})
+          ASSERT_EQ(aotc_smlal_high_halves(x, m, high, low), expected(x, m, high, low)) << x << " " << m << " " << high << " " << low;
+}
+
 // aotc_requantize_s8 (the zero point inside the last rounding, saturated) against TFLite's
 // two steps plus the zero point, clamped to int8: over the domain the compiler gives it
 // (multipliers in (2^30, 2^31), right shifts 2..24, offsets below 2^30), any x.

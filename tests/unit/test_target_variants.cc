@@ -1,13 +1,14 @@
 // Kernel variants chosen by the target's features: a lowering may pick another kernel for a
 // target that lists a feature, and every variant computes the same bytes.
 //
-// int8 FULLY_CONNECTED (lowering/ops/tflite_conv.cc): on targets with `dsp` four units at a
-// time over packed weights, the runtime's aotc_dot_s8_1x4 (SMLAD on Cortex-M; the
-// interpreter runs the same C, whose portable loop gives the same sums), elsewhere a plain
-// loop. int8 CONV_2D: on `dsp`
-// targets register blocks of two pixels x two channels over packed weights
-// (conv_blocked_s8.h, the runtime's aotc_dot_s8_2x2); DEPTHWISE_CONV_2D: unrolled taps with
-// the bounds checks at the edges only (depthwise_s8.h). On `mve` targets all three take the
+// int8 FULLY_CONNECTED (lowering/ops/tflite_conv.cc): on microcontroller targets (all but
+// the host, whose features include `simd`) four units at a time over packed weights, the
+// runtime's aotc_dot_s8_1x4 (SMLAD with `dsp`, plain C for a core with few registers
+// without it; the interpreter runs the plain C, which gives the same sums), on the host a
+// plain loop. int8 CONV_2D: on microcontroller targets register blocks of two pixels x two
+// channels over packed weights (conv_blocked_s8.h, the runtime's aotc_dot_s8_2x2);
+// DEPTHWISE_CONV_2D: unrolled taps with the bounds checks at the edges only
+// (depthwise_s8.h). On `mve` targets all three take the
 // Helium kernels (conv_mve_s8.h, the runtime's aotc_mve.h, whose plain loops the
 // interpreter runs here; tests/firmware/mve_kernels checks the vector code against them on
 // the emulated Cortex-M55). The expected values are
@@ -85,27 +86,31 @@ TEST_P(FullyConnectedInt8, EveryVariantGivesTflitesBytes) {
   std::vector<int8_t> w = random_ints<int8_t>(static_cast<size_t>(c.units * c.depth), -127, 127, 2);
   std::vector<int32_t> bias = random_ints<int32_t>(static_cast<size_t>(c.units), -3000, 3000, 3);
   std::vector<int8_t> want = reference(x, w, bias);
-  for (const TargetFacts& target : {with_features({}), with_features({"dsp"}), with_features({"fpu", "dsp", "mve"})}) {
-    SCOPED_TRACE(target.has("mve") ? "mve" : target.has("dsp") ? "dsp" : "plain");
+  for (const TargetFacts& target : {with_features({"simd"}), with_features({}), with_features({"dsp"}),
+                                     with_features({"fpu", "dsp", "mve"})}) {
+    SCOPED_TRACE(target.has("mve") ? "mve" : target.has("dsp") ? "dsp" : target.has("simd") ? "host" : "no dsp");
     EXPECT_EQ(fc(target, x, w, bias).run<int8_t>(), want);
   }
 }
 
-// The feature decides the kernel: only a `dsp` target calls the runtime's dot product, only
-// an `mve` target its Helium kernel, and only where the weights are constant (the input's
-// zero point is folded into the bias).
-TEST_P(FullyConnectedInt8, DspTargetsCallTheDotProduct) {
+// The features decide the kernel: a microcontroller target calls the runtime's dot product
+// (SMLAD with `dsp`, plain C without), an `mve` target its Helium kernel, the host (`simd`)
+// neither, and only where the weights are constant (the input's zero point is folded into
+// the bias).
+TEST_P(FullyConnectedInt8, MicrocontrollerTargetsCallTheDotProduct) {
   const FcCase& c = GetParam();
   std::vector<int8_t> x(static_cast<size_t>(c.batches * c.depth), 1), w(static_cast<size_t>(c.units * c.depth), 1);
   std::vector<int32_t> bias(static_cast<size_t>(c.units), 0);
   std::string dsp = fc(with_features({"dsp"}), x, w, bias).printed_ir();
   std::string mve = fc(with_features({"dsp", "mve"}), x, w, bias).printed_ir();
-  std::string plain = fc(with_features({}), x, w, bias).printed_ir();
+  std::string no_dsp = fc(with_features({}), x, w, bias).printed_ir();
+  std::string host = fc(with_features({"fpu", "simd"}), x, w, bias).printed_ir();
   // aotc_dot_s8_1x4, or its aligned form for an input in a planned tensor.
   EXPECT_EQ(dsp.find("aotc_dot_s8_1x4") != std::string::npos, c.constant_weights) << dsp;
+  EXPECT_EQ(no_dsp.find("aotc_dot_s8_1x4") != std::string::npos, c.constant_weights) << no_dsp;
   EXPECT_EQ(mve.find("aotc_mve_conv_s8(") != std::string::npos, c.constant_weights) << mve;
   EXPECT_EQ(mve.find("aotc_dot_s8_1x4"), std::string::npos) << mve;
-  EXPECT_EQ(plain.find("aotc_dot_s8_1x4"), std::string::npos) << plain;
+  EXPECT_EQ(host.find("aotc_dot_s8_1x4"), std::string::npos) << host;
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FullyConnectedInt8,
@@ -201,26 +206,30 @@ TEST_P(ConvolutionInt8, EveryVariantGivesTflitesBytes) {
   std::vector<int8_t> w = random_ints<int8_t>(filter_size, -127, 127, 5);
   std::vector<int32_t> bias = random_ints<int32_t>(static_cast<size_t>(c.out_channels), -3000, 3000, 6);
   std::vector<int8_t> want = reference(x, w, bias);
-  for (const TargetFacts& target : {with_features({}), with_features({"dsp"}), with_features({"dsp", "mve"})}) {
-    SCOPED_TRACE(target.has("mve") ? "mve" : target.has("dsp") ? "dsp" : "plain");
+  for (const TargetFacts& target : {with_features({"simd"}), with_features({}), with_features({"dsp"}),
+                                     with_features({"dsp", "mve"})}) {
+    SCOPED_TRACE(target.has("mve") ? "mve" : target.has("dsp") ? "dsp" : target.has("simd") ? "host" : "no dsp");
     EXPECT_EQ(conv(target, x, w, bias).run<int8_t>(), want);
   }
 }
 
-// Only a `dsp` target takes the specialized kernels.
-TEST_P(ConvolutionInt8, DspTargetsTakeTheSpecializedKernel) {
+// Microcontroller targets take the specialized kernels, with `dsp` or without; the host
+// (`simd`) keeps the generic loops.
+TEST_P(ConvolutionInt8, MicrocontrollerTargetsTakeTheSpecializedKernel) {
   const ConvCase& c = GetParam();
   size_t filter_size = static_cast<size_t>(c.kernel_h * c.kernel_w * (c.depthwise ? c.out_channels : c.out_channels * c.channels));
   std::vector<int8_t> x(static_cast<size_t>(c.h * c.w * c.channels), 1), w(filter_size, 1);
   std::vector<int32_t> bias(static_cast<size_t>(c.out_channels), 0);
   std::string dsp = conv(with_features({"dsp"}), x, w, bias).printed_ir();
-  std::string plain = conv(with_features({}), x, w, bias).printed_ir();
+  std::string no_dsp = conv(with_features({}), x, w, bias).printed_ir();
+  std::string host = conv(with_features({"fpu", "simd"}), x, w, bias).printed_ir();
   // Depthwise kernels three wide sum rows of three taps from a plane (aotc_dw3_s8), other
   // depthwise kernels read the channel's weights into locals first; convolutions call the
   // runtime's register blocks (aotc_dot_s8_2x2, aotc_dot_s16_2x2 and their variants).
   const char* marker = !c.depthwise ? "aotc_dot_s" : c.kernel_w == 3 ? "aotc_dw3_s8(" : "let w0 = ";
   EXPECT_NE(dsp.find(marker), std::string::npos) << dsp;
-  EXPECT_EQ(plain.find(marker), std::string::npos) << plain;
+  EXPECT_NE(no_dsp.find(marker), std::string::npos) << no_dsp;
+  EXPECT_EQ(host.find(marker), std::string::npos) << host;
   // Helium: the vector kernels, over a band of zero-point-padded rows unless pointwise.
   std::string mve = conv(with_features({"dsp", "mve"}), x, w, bias).printed_ir();
   EXPECT_NE(mve.find(c.depthwise ? "aotc_mve_depthwise_s8(" : "aotc_mve_conv_s8("), std::string::npos) << mve;
