@@ -152,7 +152,7 @@ TEST(Requantize, SaturatingInt8FormEqualsTflitesStepsPlusZeroPoint) {
     int e = right(rng);
     ASSERT_EQ(got(x, m, e, zp), expected(x, m, e, zp)) << x << " " << m << " " << e << " " << zp;
     // Sums near the int8 range after scaling, where saturation and ties decide.
-    int32_t near = static_cast<int32_t>((static_cast<int64_t>(x) >> 20) << (e > 8 ? 8 : e - 1));
+    int32_t near = static_cast<int32_t>((static_cast<int64_t>(x) >> 20) * (int64_t{1} << (e > 8 ? 8 : e - 1)));
     ASSERT_EQ(got(near, m, e, zp), expected(near, m, e, zp)) << near << " " << m << " " << e << " " << zp;
   }
   for (int32_t x : {kMin, kMin + 1, -65536, -3, -2, -1, 0, 1, 2, 3, 65536, kMax - 1, kMax})
