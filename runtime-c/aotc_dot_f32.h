@@ -1,6 +1,6 @@
 /* aotc_dot_f32.h: float32 dot products in register blocks, the inner loops of float
  * convolutions, depthwise convolutions and fully connected layers on cores with a
- * single-precision FPU (the `fpu` target feature: Cortex-M4F, M7, M55).
+ * single-precision FPU (the `fpu` target feature: Cortex-M4F, M7, M55 with Helium).
  *
  * Every sum is formed exactly as TensorFlow Lite's reference kernels form it: each output
  * has its own accumulator, which starts at zero and adds its products one after the other
@@ -18,8 +18,17 @@
  * channels (or units) side by side, [element][4], so that one multi-register load (VLDM of
  * contiguous memory) brings the four weights of an element, or of four elements.
  *
- * Where the compiler takes GNU inline assembly for Thumb-2 with a single-precision FPU and
- * optimizes (AOTC_DOT_F32_ASM), the loops are written out as instructions: C compilers
+ * On a core with Helium's floating point (MVE.F: Cortex-M55, M85; AOTC_DOT_F32_MVE) the
+ * loops are arm_mve.h intrinsics with one output per lane of four: a weight load of four
+ * channels is already a vector, and each lane adds its products in the same order with the
+ * same two roundings (VMUL, then VADD: Helium has no unfused float multiply-accumulate, and
+ * its VFMA would round once), so the outputs are the scalar code's bit for bit
+ * (tests/firmware/mve_kernels checks so on the emulated core). There, fully connected
+ * layers take sixteen units per call (aotc_dot_f32_1x16), so that each input element,
+ * a scalar operand, serves four vector products.
+ *
+ * Elsewhere, where the compiler takes GNU inline assembly for Thumb-2 with a single-precision
+ * FPU and optimizes (AOTC_DOT_F32_ASM), the loops are written out as instructions: C compilers
  * neither form VMLA from C (it is not a contraction they may make) nor load four
  * consecutive floats with one VLDM, and clang does not advance its pointers with the
  * loads. Elsewhere (the host, where aotc's interpreter and `aotc run` evaluate them, or a
@@ -31,9 +40,29 @@
 
 #include <stdint.h>
 
-#if defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__OPTIMIZE__) && \
+/* Helium with floating point (MVE.F: Cortex-M55, M85) takes the vector loops below, one
+ * output per lane; AOTC_DOT_F32_NO_MVE keeps the scalar ones (to compare them). */
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2) && !defined(AOTC_DOT_F32_NO_MVE)
+#include <arm_mve.h>
+#define AOTC_DOT_F32_MVE 1
+#elif defined(__thumb2__) && defined(__ARM_FP) && (__ARM_FP & 4) && defined(__OPTIMIZE__) && \
     (defined(__GNUC__) || defined(__clang__)) && !defined(AOTC_DOT_NO_ASM)
 #define AOTC_DOT_F32_ASM 1
+#endif
+
+#if defined(AOTC_DOT_F32_MVE)
+/* One multiply-accumulate of four lanes: the product rounded, then the sum, as VMLA and
+ * the C loops do (Helium's only float multiply-accumulate is the fused VFMA, which rounds
+ * once and would change the outputs' last bits). */
+#define AOTC_F32X4_MAC(s, a, b) ((s) = vaddq_f32((s), vmulq_n_f32((a), (b))))
+/* Makes the compiler forget that pointer p is another plus a constant (no instruction), so
+ * that it walks p with post-incremented loads instead of adding the distance, beyond
+ * VLDRW's immediate offsets, for every load. */
+#if defined(__GNUC__) || defined(__clang__)
+#define AOTC_F32_OPAQUE(p) __asm__("" : "+r"(p))
+#else
+#define AOTC_F32_OPAQUE(p) ((void)0)
+#endif
 #endif
 
 /* Floats of packed weights for `n` elements of four channels. */
@@ -89,6 +118,24 @@ static inline void aotc_dot_f32_4x4(const float* x0, const float* x1, const floa
       : [n] "r"(n), [acc] "r"(acc)
       : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s16", "s17", "s18", "s19", "s20", "s21",
         "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31");
+#elif defined(AOTC_DOT_F32_MVE)
+  /* A vector per pixel holds its four channels' sums; per element one load of the four
+   * weights serves the four pixels, each pixel's input a scalar register: 13 instructions
+   * and the loop's for 16 multiply-accumulates. (Written two elements per iteration, gcc
+   * and clang stepped the pointers with instructions of their own and gcc spilled.) */
+  float32x4_t a0 = vld1q_f32(acc), a1 = vld1q_f32(acc + 4), a2 = vld1q_f32(acc + 8), a3 = vld1q_f32(acc + 12);
+  int32_t k;
+  for (k = 0; k < n; ++k, w += 4) {
+    const float32x4_t wk = vld1q_f32(w);
+    AOTC_F32X4_MAC(a0, wk, x0[k]);
+    AOTC_F32X4_MAC(a1, wk, x1[k]);
+    AOTC_F32X4_MAC(a2, wk, x2[k]);
+    AOTC_F32X4_MAC(a3, wk, x3[k]);
+  }
+  vst1q_f32(acc, a0);
+  vst1q_f32(acc + 4, a1);
+  vst1q_f32(acc + 8, a2);
+  vst1q_f32(acc + 12, a3);
 #else
   const float* const x[4] = {x0, x1, x2, x3};
   int32_t k, p, j;
@@ -136,10 +183,58 @@ static inline void aotc_dot_f32_1x4(const float* x, const float* w, int32_t n, f
       : [acc] "r"(acc)
       : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14",
         "s15", "s16", "s17", "s18", "s19", "s28", "s29", "s30", "s31");
+#elif defined(AOTC_DOT_F32_MVE)
+  /* The four units' sums in one vector: per element a load of its four weights, the
+   * input from a scalar register, a multiply and an add; four elements per iteration
+   * (clang then loads two inputs at once). */
+  float32x4_t a;
+  int32_t k;
+  if (n <= 0) return;
+  a = vld1q_f32(acc);
+  for (k = n >> 2; k > 0; --k, x += 4, w += 16) {
+    AOTC_F32X4_MAC(a, vld1q_f32(w), x[0]);
+    AOTC_F32X4_MAC(a, vld1q_f32(w + 4), x[1]);
+    AOTC_F32X4_MAC(a, vld1q_f32(w + 8), x[2]);
+    AOTC_F32X4_MAC(a, vld1q_f32(w + 12), x[3]);
+  }
+  for (k = n & 3; k > 0; --k, w += 4) AOTC_F32X4_MAC(a, vld1q_f32(w), *x++);
+  vst1q_f32(acc, a);
 #else
   int32_t k, j;
   for (k = 0; k < n; ++k, w += 4)
     for (j = 0; j < 4; ++j) AOTC_F32_MAC(acc[j], x[k], w[j]);
+#endif
+}
+
+/* ---- One input row x sixteen output units: fully connected layers on Helium.
+ *
+ * acc[4 * b + j] += x . w_(b, j) over n elements for four blocks b of four units, block b's
+ * weights packed as for aotc_dot_f32_1x4 from w + b * block_stride. With the units in the
+ * lanes, each element's input is a scalar that every block multiplies; sixteen units per
+ * call load it once for four vector multiply-accumulates (13 instructions for 16 products,
+ * where four units per call take 4 for 4). Elsewhere the same sums, block by block. */
+static inline void aotc_dot_f32_1x16(const float* x, const float* w, int32_t block_stride, int32_t n, float* acc) {
+#if defined(AOTC_DOT_F32_MVE)
+  const float *w0 = w, *w1 = w + block_stride, *w2 = w + 2 * block_stride, *w3 = w + 3 * block_stride;
+  float32x4_t a0 = vld1q_f32(acc), a1 = vld1q_f32(acc + 4), a2 = vld1q_f32(acc + 8), a3 = vld1q_f32(acc + 12);
+  int32_t k;
+  AOTC_F32_OPAQUE(w1);
+  AOTC_F32_OPAQUE(w2);
+  AOTC_F32_OPAQUE(w3);
+  for (k = 0; k < n; ++k, w0 += 4, w1 += 4, w2 += 4, w3 += 4) {
+    const float xk = x[k];
+    AOTC_F32X4_MAC(a0, vld1q_f32(w0), xk);
+    AOTC_F32X4_MAC(a1, vld1q_f32(w1), xk);
+    AOTC_F32X4_MAC(a2, vld1q_f32(w2), xk);
+    AOTC_F32X4_MAC(a3, vld1q_f32(w3), xk);
+  }
+  vst1q_f32(acc, a0);
+  vst1q_f32(acc + 4, a1);
+  vst1q_f32(acc + 8, a2);
+  vst1q_f32(acc + 12, a3);
+#else
+  int32_t b;
+  for (b = 0; b < 4; ++b) aotc_dot_f32_1x4(x, w + b * block_stride, n, acc + 4 * b);
 #endif
 }
 
@@ -198,6 +293,24 @@ static inline void aotc_dw_f32_4ch(const float* x, int32_t channels, int32_t row
       : [taps] "r"(taps), [tap_bytes] "r"(tap_bytes), [next_row] "r"(next_row_bytes), [w_skip] "r"(w_skip_bytes),
         [acc] "r"(acc)
       : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s28", "s29", "s30", "s31");
+#elif defined(AOTC_DOT_F32_MVE)
+  /* The four channels are contiguous in the input too: a vector load of inputs, one of
+   * weights, a multiply and an add per tap. Rows of three taps are written out, so that
+   * the inputs' offsets are the loads' immediates where the caller's `channels` is a
+   * constant. */
+  float32x4_t a = vld1q_f32(acc);
+  int32_t r, t;
+  if (taps == 3) {
+    for (r = 0; r < rows; ++r, x += row_step, w += 12 + w_skip) {
+      a = vaddq_f32(a, vmulq_f32(vld1q_f32(x), vld1q_f32(w)));
+      a = vaddq_f32(a, vmulq_f32(vld1q_f32(x + channels), vld1q_f32(w + 4)));
+      a = vaddq_f32(a, vmulq_f32(vld1q_f32(x + 2 * channels), vld1q_f32(w + 8)));
+    }
+  } else {
+    for (r = 0; r < rows; ++r, x += row_step, w += w_skip)
+      for (t = 0; t < taps; ++t, w += 4) a = vaddq_f32(a, vmulq_f32(vld1q_f32(x + t * channels), vld1q_f32(w)));
+  }
+  vst1q_f32(acc, a);
 #else
   int32_t r, t, j;
   for (r = 0; r < rows; ++r, x += row_step, w += w_skip)

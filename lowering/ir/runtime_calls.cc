@@ -169,6 +169,12 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
           aotc_dot_f32_1x4(pointer<const float>(a[0]), pointer<const float>(a[1]), i32(a[2]), pointer<float>(a[3]));
           return int64_t{0};
         }}},
+      {"aotc_dot_f32_1x16",
+       {5, [](Args a) {
+          aotc_dot_f32_1x16(pointer<const float>(a[0]), pointer<const float>(a[1]), i32(a[2]), i32(a[3]),
+                            pointer<float>(a[4]));
+          return int64_t{0};
+        }}},
       {"aotc_dw_f32_4ch",
        {8, [](Args a) {
           aotc_dw_f32_4ch(pointer<const float>(a[0]), i32(a[1]), i32(a[2]), pointer<const float>(a[3]), i32(a[4]), i32(a[5]),
@@ -320,6 +326,10 @@ Expr dot_f32_4x4(Expr x0, Expr x1, Expr x2, Expr x3, Expr packed_weights, Expr n
 }
 Expr dot_f32_1x4(Expr x, Expr packed_weights, Expr n, Expr acc) {
   return runtime_call("aotc_dot_f32_1x4", {std::move(x), std::move(packed_weights), std::move(n), std::move(acc)});
+}
+Expr dot_f32_1x16(Expr x, Expr packed_weights, Expr block_stride, Expr n, Expr acc) {
+  return runtime_call("aotc_dot_f32_1x16",
+                      {std::move(x), std::move(packed_weights), std::move(block_stride), std::move(n), std::move(acc)});
 }
 Expr dw_f32_4ch(Expr x, Expr channels, Expr row_step, Expr packed_taps, Expr w_skip, Expr rows, Expr taps, Expr acc) {
   return runtime_call("aotc_dw_f32_4ch", {std::move(x), std::move(channels), std::move(row_step), std::move(packed_taps),

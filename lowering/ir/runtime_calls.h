@@ -105,6 +105,9 @@ Expr depthwise_f32(Expr input, Expr output, Expr packed, int64_t c, int64_t h, i
 Expr dot_f32_4x4(Expr x0, Expr x1, Expr x2, Expr x3, Expr packed_weights, Expr n, Expr acc);
 // aotc_dot_f32_1x4: acc[j] += x (n values) . channel j.
 Expr dot_f32_1x4(Expr x, Expr packed_weights, Expr n, Expr acc);
+// aotc_dot_f32_1x16: aotc_dot_f32_1x4 for four blocks of four units at once, block b's
+// weights from packed_weights + b * block_stride (Helium: each input loaded once for all).
+Expr dot_f32_1x16(Expr x, Expr packed_weights, Expr block_stride, Expr n, Expr acc);
 // aotc_dw_f32_4ch: acc[j] += a depthwise window of `rows` x `taps` taps for four channels:
 // inputs `channels` apart along a row and `row_step` apart between rows, taps packed
 // [tap][4] with `w_skip` floats skipped after each row's.

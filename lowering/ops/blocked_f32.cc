@@ -332,10 +332,12 @@ ir::Stmt lower_depthwise_f32(KernelBuilder& kb, const ConvGeometry& c, ConvArith
   });
 }
 
-// Per batch row, per block of four units: one call over the row, then bias and activation.
+// Per batch row, per block of four units (or four blocks at once): one call over the row,
+// then bias and activation.
 ir::Stmt lower_fully_connected_f32(const ir::Buffer& input, const ir::Buffer& output, const ir::Buffer& bias,
-                                   const Tensor& filter, const FcGeometry& f, ConvArithmetic& a) {
-  const int64_t blocks = (f.units + kBlock - 1) / kBlock;
+                                   const Tensor& filter, const FcGeometry& f, ConvArithmetic& a, bool sixteen_units) {
+  const int64_t blocks = (f.units + kBlock - 1) / kBlock, block_floats = f.depth * kBlock;
+  const int64_t quads = sixteen_units ? blocks / 4 : 0;  // calls of four blocks
   std::vector<float> packed;
   for (int64_t b = 0; b < blocks; ++b)
     for (int64_t d = 0; d < f.depth; ++d)
@@ -344,23 +346,39 @@ ir::Stmt lower_fully_connected_f32(const ir::Buffer& input, const ir::Buffer& ou
         packed.push_back(unit < f.units ? static_cast<float>(filter.element_as_double(unit * f.depth + d)) : 0.0f);
       }
   return a.wrap([&] {
-    return ir::allocate_const("packed_weights", DataType::Float32(), {blocks * f.depth * kBlock}, float_bytes(packed),
+    return ir::allocate_const("packed_weights", DataType::Float32(), {blocks * block_floats}, float_bytes(packed),
                               [&](const ir::Buffer& w) {
-                                return ir::loop_nest({f.batches, blocks}, {"b", "block"}, [&](const std::vector<Expr>& o) {
-                                  return with_zeroed_acc(kBlock, [&](const ir::Buffer& acc) {
-                                    std::vector<ir::Stmt> body = {ir::evaluate(ir::dot_f32_1x4(
-                                        ir::address_of(input, {o[0], 0}), ir::address_of(w, {o[1] * (f.depth * kBlock)}),
-                                        ir::make_int(f.depth), ir::address_of(acc, {0})))};
-                                    for (int64_t j = 0; j < kBlock; ++j) {
-                                      Expr unit = o[1] * kBlock + j;
-                                      ir::Stmt store = ir::store(output, {o[0], unit}, biased_output(a, bias, ir::load(acc, {j}), unit));
-                                      bool partial = f.units % kBlock != 0 && j >= f.units % kBlock;
-                                      body.push_back(partial ? ir::if_then_else(unit < ir::make_int(f.units), store) : store);
-                                    }
-                                    return ir::seq(body);
-                                  });
-                                });
-                              });
+      // `count` sums from block `first` on: the call, then each stored unit's output.
+      auto call_and_store = [&](const Expr& row, const Expr& first, int64_t count, bool sixteen) {
+        return with_zeroed_acc(count, [&](const ir::Buffer& acc) {
+          Expr x = ir::address_of(input, {row, 0}), weights = ir::address_of(w, {first * block_floats});
+          std::vector<ir::Stmt> body = {ir::evaluate(
+              sixteen ? ir::dot_f32_1x16(x, weights, ir::make_int(block_floats), ir::make_int(f.depth), ir::address_of(acc, {0}))
+                      : ir::dot_f32_1x4(x, weights, ir::make_int(f.depth), ir::address_of(acc, {0})))};
+          for (int64_t j = 0; j < count; ++j) {
+            Expr unit = first * kBlock + j;
+            ir::Stmt store = ir::store(output, {row, unit}, biased_output(a, bias, ir::load(acc, {j}), unit));
+            // Units past the last are zero weights, not stored; only the last block has them.
+            bool last_block_here = !sixteen || blocks == 4 * quads;
+            bool partial = last_block_here && f.units % kBlock != 0 && j >= count - kBlock + f.units % kBlock;
+            body.push_back(partial ? ir::if_then_else(unit < ir::make_int(f.units), store) : store);
+          }
+          return ir::seq(body);
+        });
+      };
+      return ir::loop_nest({f.batches}, {"b"}, [&](const std::vector<Expr>& o) {
+        std::vector<ir::Stmt> parts;
+        if (quads > 0)
+          parts.push_back(ir::loop_nest({quads}, {"quad"}, [&](const std::vector<Expr>& q) {
+            return call_and_store(o[0], q[0] * 4, 4 * kBlock, true);
+          }));
+        if (blocks > 4 * quads)
+          parts.push_back(ir::loop_nest({blocks - 4 * quads}, {"block"}, [&](const std::vector<Expr>& k) {
+            return call_and_store(o[0], k[0] + 4 * quads, kBlock, false);
+          }));
+        return ir::seq(parts);
+      });
+    });
   });
 }
 

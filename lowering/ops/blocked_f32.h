@@ -24,7 +24,8 @@
 //     may take the input's memory, each group of four channels is first copied as a plane
 //     [H][W][4] (the generic kernel copies one channel).
 //   - fully connected layers: four units per call (aotc_dot_f32_1x4), weights packed
-//     [element][4].
+//     [element][4]; on Helium (`mve.fp`) sixteen per call, four such blocks
+//     (aotc_dot_f32_1x16), the rest four at a time.
 // Every sum adds its products in TFLite's order (taps, then input channels) from zero, the
 // bias after it, then the activation and the fused epilogue, as the generic kernel does:
 // the results are the generic kernel's, which are TFLite's reference kernels'.
@@ -50,8 +51,10 @@ ir::Stmt lower_depthwise_f32(KernelBuilder& kb, const ConvGeometry& geometry, Co
                              const ConvOperands& operands, const Tensor& filter);
 
 // output[b, u] = arithmetic.output(input[b, :] . filter[u, :] + bias[u]) with `filter`
-// [units, depth] constant; `bias` a [units] parameter or null.
+// [units, depth] constant; `bias` a [units] parameter or null. `sixteen_units`: calls of
+// sixteen units where there are that many (Helium targets).
 ir::Stmt lower_fully_connected_f32(const ir::Buffer& input, const ir::Buffer& output, const ir::Buffer& bias,
-                                   const Tensor& filter, const FcGeometry& f, ConvArithmetic& arithmetic);
+                                   const Tensor& filter, const FcGeometry& f, ConvArithmetic& arithmetic,
+                                   bool sixteen_units = false);
 
 }  // namespace aotc

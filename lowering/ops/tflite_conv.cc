@@ -397,10 +397,11 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   bool helium = !folded.empty() && ctx.target.has("mve");
   bool blocks = !folded.empty() && !helium && int8_blocks_pay(ctx);
   // On a core with an FPU, float32 with a constant filter: four units per call over
-  // weights packed at compile time (blocked_f32.h).
+  // weights packed at compile time (blocked_f32.h), sixteen with Helium's float vectors.
   if (float_blocks_apply(ctx)) {
     ir::Buffer float_bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-    LoweredOp lowered = kb.finish(lower_fully_connected_f32(x, y2, float_bias, g.tensor(node.inputs[1]), f, *a));
+    LoweredOp lowered = kb.finish(
+        lower_fully_connected_f32(x, y2, float_bias, g.tensor(node.inputs[1]), f, *a, ctx.target.has("mve.fp")));
     return with_fc_views(std::move(lowered), x, y2, node, f);
   }
   ir::Buffer w = blocks || helium ? nullptr : kb.input(1, "filter");

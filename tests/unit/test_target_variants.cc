@@ -343,8 +343,9 @@ TEST_P(ConvolutionFloat, EveryVariantGivesTflitesValues) {
   std::vector<float> w = random_floats(filter_size(), 8);
   std::vector<float> bias = random_floats(static_cast<size_t>(c.out_channels), 9);
   std::vector<float> want = reference(x, w, bias);
-  for (const TargetFacts& target : {with_features({}), with_features({"fpu", "dsp"})}) {
-    SCOPED_TRACE(target.has("fpu") ? "fpu" : "no fpu");
+  for (const TargetFacts& target :
+       {with_features({}), with_features({"fpu", "dsp"}), with_features({"fpu", "dsp", "mve", "mve.fp"})}) {
+    SCOPED_TRACE(target.has("mve.fp") ? "mve.fp" : target.has("fpu") ? "fpu" : "no fpu");
     std::vector<float> got = conv(target, x, w, bias).run<float>();
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want[i]) << "element " << i;
@@ -363,6 +364,10 @@ TEST_P(ConvolutionFloat, FpuTargetsCallTheRegisterBlocks) {
   const char* marker = c.depthwise ? "aotc_dw_f32_4ch(" : "aotc_dot_f32_4x4(";
   EXPECT_EQ(fpu.find(marker) != std::string::npos, blocked) << fpu;
   EXPECT_EQ(plain.find(marker), std::string::npos) << plain;
+  // A Helium target with floating point (Cortex-M55) calls the same blocks, whose Helium
+  // code the runtime picks (tests/firmware/mve_kernels checks it against the scalar code).
+  std::string mve_fp = conv(with_features({"fpu", "dsp", "mve", "mve.fp"}), x, w, bias).printed_ir();
+  EXPECT_EQ(mve_fp.find(marker) != std::string::npos, blocked) << mve_fp;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -391,9 +396,11 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(c.kernel_w) + "_s" + std::to_string(c.stride) + "_" + c.padding + "_" + c.activation;
     });
 
-// FULLY_CONNECTED float32: four units per call of aotc_dot_f32_1x4 on `fpu` targets.
+// FULLY_CONNECTED float32: four units per call of aotc_dot_f32_1x4 on `fpu` targets, the
+// Cortex-M55's (mve.fp) included.
 TEST(FullyConnectedFloat, FpuTargetsGiveTflitesValues) {
-  for (FcCase c : {FcCase{1, 640, 128, true}, FcCase{3, 10, 5, true}, FcCase{2, 7, 3, true}, FcCase{1, 128, 8, true}}) {
+  for (FcCase c : {FcCase{1, 640, 128, true}, FcCase{3, 10, 5, true}, FcCase{2, 7, 3, true}, FcCase{1, 128, 8, true},
+                   FcCase{2, 9, 23, true}}) {  // 23 units: a call of sixteen, then two blocks of four, the last partial
     SCOPED_TRACE(std::to_string(c.batches) + "x" + std::to_string(c.depth) + " to " + std::to_string(c.units));
     std::vector<float> x = random_floats(static_cast<size_t>(c.batches * c.depth), 10);
     std::vector<float> w = random_floats(static_cast<size_t>(c.units * c.depth), 11);
@@ -408,12 +415,18 @@ TEST(FullyConnectedFloat, FpuTargetsGiveTflitesValues) {
         }
         want.push_back(std::max(acc + bias[static_cast<size_t>(u)], 0.0f));  // RELU
       }
-    for (const TargetFacts& target : {with_features({}), with_features({"fpu"})}) {
+    for (const TargetFacts& target : {with_features({}), with_features({"fpu"}), with_features({"fpu", "dsp", "mve", "mve.fp"})}) {
       OneNode node("tfl.FULLY_CONNECTED");
       node.target(target).input<float>({c.batches, c.depth}, x).constant<float>({c.units, c.depth}, w);
       node.constant<float>({c.units}, bias).attr("fused_activation", std::string("RELU"));
       node.output(DataType::Float32(), {c.batches, c.units});
-      if (target.has("fpu")) EXPECT_NE(node.printed_ir().find("aotc_dot_f32_1x4("), std::string::npos);
+      // Helium (mve.fp) takes sixteen units per call where there are that many, four for the rest.
+      const int64_t blocks = (c.units + 3) / 4;
+      bool sixteen = target.has("mve.fp") && blocks >= 4, fours = !target.has("mve.fp") || blocks % 4 != 0;
+      if (target.has("fpu")) {
+        EXPECT_EQ(node.printed_ir().find("aotc_dot_f32_1x16(") != std::string::npos, sixteen);
+        EXPECT_EQ(node.printed_ir().find("aotc_dot_f32_1x4(") != std::string::npos, fours);
+      }
       std::vector<float> got = node.run<float>();
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want[i]) << "element " << i;

@@ -2,8 +2,8 @@
 #define KERNEL(name) mve_##name
 #include "kernels.inc"
 
-#if !AOTC_MVE
-#error "kernels_mve.c needs a Helium target (-mcpu=cortex-m55)"
+#if !AOTC_MVE || !defined(AOTC_DOT_F32_MVE)
+#error "kernels_mve.c needs a Helium target with floating point (-mcpu=cortex-m55)"
 #endif
 
 /* aotc_mve_rescale on four values; returns 1. */

@@ -3,7 +3,7 @@
 #define KERNEL(name) portable_##name
 #include "kernels.inc"
 
-#if AOTC_MVE
+#if AOTC_MVE || defined(AOTC_DOT_F32_MVE)
 #error "kernels_portable.c must be compiled with -U__ARM_FEATURE_MVE"
 #endif
 

@@ -1,5 +1,6 @@
 /* main.c: the runtime's Helium kernels (runtime-c/aotc_mve.h) against its plain loops, on
- * the emulated Cortex-M55.
+ * the emulated Cortex-M55, and the float32 blocks' Helium code (runtime-c/aotc_dot_f32.h)
+ * against their scalar FPU code, bit for bit (both round each product, then each sum).
  *
  * aotc's unit tests check the plain loops (what the compiler's interpreter runs) against
  * TFLite's arithmetic; this checks that the vector code that runs on the core computes the
@@ -206,12 +207,78 @@ static void test_copies(void) {
   printf("band rows and gathers: %" PRIu32 " of 600 cases agree\n", passed);
 }
 
+/* ---- Float32 blocks ---------------------------------------------------------------------- */
+
+static float float_input[MAX_BYTES] __attribute__((aligned(16)));
+static float float_weights[MAX_BYTES] __attribute__((aligned(16)));
+
+/* Floats of every sign and many magnitudes with full mantissas, so that every product and
+ * sum rounds; starting sums other than zero, as a window's second row starts. */
+static void random_floats(float* p, int32_t n) {
+  int32_t i;
+  for (i = 0; i < n; ++i) p[i] = (float)(int32_t)next() * (1.0f / 2147483648.0f) * (float)between(1, 1000);
+}
+
+/* The sums of both builds, compared bit for bit: all 16, of which the four-unit and the
+ * depthwise blocks write the first four (the rest must be left as they were). */
+static int same_sums(const char* what, uint32_t k, const float* got_sums, const float* want_sums) {
+  if (memcmp(got_sums, want_sums, 16 * sizeof(float)) == 0) return 1;
+  printf("%s case %" PRIu32 ": sums differ\n", what, k);
+  failures++;
+  return 0;
+}
+
+static void test_float_blocks(void) {
+  uint32_t k, passed = 0;
+  for (k = 0; k < 600; ++k) {
+    float got_sums[16] __attribute__((aligned(16))), want_sums[16] __attribute__((aligned(16)));
+    struct dot_f32_case d;
+    struct dw_f32_case w;
+    random_floats(float_input, MAX_BYTES);
+    random_floats(float_weights, MAX_BYTES);
+    random_floats(got_sums, 16);
+    memcpy(want_sums, got_sums, sizeof got_sums);
+    /* Element counts of 0 to 3 as well as long ones, odd and even. */
+    d.n = k % 5 == 0 ? between(0, 3) : between(1, 200);
+    d.pixel_stride = d.n + between(0, 8);
+    d.x = float_input + between(0, 3);
+    d.w = float_weights + 4 * between(0, 8);
+    if (k % 6 == 5) {
+      d.pixel_stride = 4 * d.n + 4 * between(0, 4); /* the four blocks' weights */
+      mve_dot_f32_1x16(&d, got_sums);
+      portable_dot_f32_1x16(&d, want_sums);
+      passed += (uint32_t)same_sums("dot_f32_1x16", k, got_sums, want_sums);
+    } else if (k % 3 == 0) {
+      mve_dot_f32_1x4(&d, got_sums);
+      portable_dot_f32_1x4(&d, want_sums);
+      passed += (uint32_t)same_sums("dot_f32_1x4", k, got_sums, want_sums);
+    } else if (k % 3 == 1) {
+      mve_dot_f32_4x4(&d, got_sums);
+      portable_dot_f32_4x4(&d, want_sums);
+      passed += (uint32_t)same_sums("dot_f32_4x4", k, got_sums, want_sums);
+    } else {
+      w.channels = 4 * between(1, 8);
+      w.rows = between(1, 5);
+      w.taps = k % 4 == 0 ? between(1, 5) : 3;
+      w.row_step = w.channels * (w.taps + between(0, 6));
+      w.w_skip = 4 * between(0, 2);
+      w.x = float_input + between(0, 3);
+      w.w = float_weights;
+      mve_dw_f32_4ch(&w, got_sums);
+      portable_dw_f32_4ch(&w, want_sums);
+      passed += (uint32_t)same_sums("dw_f32_4ch", k, got_sums, want_sums);
+    }
+  }
+  printf("float32 blocks: %" PRIu32 " of 600 cases agree\n", passed);
+}
+
 int main(void) {
   test_requantize();
   test_conv();
   test_depthwise();
   test_add();
   test_copies();
+  test_float_blocks();
   printf("result: %s\n", failures == 0 ? "PASS" : "FAIL");
   fflush(stdout);
   return failures == 0 ? 0 : 1;
