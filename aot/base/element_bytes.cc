@@ -1,6 +1,7 @@
 #include "aot/base/element_bytes.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -30,11 +31,22 @@ double float16_value(uint16_t h) {
   return (h & 0x8000) ? -magnitude : magnitude;
 }
 
+// A float read as an integer (a model's float tensor where a shape or an index belongs):
+// truncated toward zero, as C++ converts where that is defined. NaN and values beyond
+// int64's range, where the conversion is undefined behaviour (fuzz_compile found a NaN in a
+// damaged RESHAPE's shape), saturate instead, NaN to the lowest value, which every check of
+// a size or an index then refuses.
+int64_t float_as_int(double v) {
+  if (std::isnan(v) || v < -9223372036854775808.0) return INT64_MIN;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  return static_cast<int64_t>(v);
+}
+
 }  // namespace
 
 int64_t read_element_int(DataType t, const uint8_t* b, int64_t i) {
   switch (t.kind) {
-    case DataType::Kind::kFloat: return static_cast<int64_t>(read_element_double(t, b, i));
+    case DataType::Kind::kFloat: return float_as_int(read_element_double(t, b, i));
     case DataType::Kind::kBool: return b[i] ? 1 : 0;
     case DataType::Kind::kInt:
       switch (t.bits) {

@@ -28,6 +28,9 @@ std::optional<std::vector<int64_t>> requested_shape(const Graph& g, const Node& 
   std::vector<int64_t> shape;
   TensorId shape_input = node.input(1);
   if (shape_input != kNoTensor && g.tensor(shape_input).is_constant() && g.tensor(shape_input).shape.size() == 1) {
+    if (g.tensor(shape_input).dtype.kind != DataType::Kind::kInt)
+      node_error(node, "the shape tensor '" + g.tensor(shape_input).name + "' is " + g.tensor(shape_input).dtype.str() +
+                           ", not an integer type");
     shape = g.tensor(shape_input).ints();
   } else if (node.has_attr("new_shape")) {
     shape = node.attr_ints("new_shape");

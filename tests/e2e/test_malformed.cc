@@ -66,7 +66,11 @@ INSTANTIATE_TEST_SUITE_P(
         // fuzz_tflite_import's: a variable int8 tensor of shape [1073741825, 1] with a zero
         // point; its initial value took 1 GB and 5 s before the importer said anything.
         Malformed{"fuzz_huge_variable.tflite",
-                  {"tensor 'StatefulPartitionedCall:0'", "1073741825 bytes", "state aotc keeps inside a model"}}),
+                  {"tensor 'StatefulPartitionedCall:0'", "1073741825 bytes", "state aotc keeps inside a model"}},
+        // fuzz_compile's: a RESHAPE whose shape tensor is float32, holding a NaN; converting
+        // it to an integer was undefined behaviour (UBSan), and the shape is now refused.
+        Malformed{"fuzz_reshape_float_shape.tflite",
+                  {"node model/sequential/flatten/Reshape (tfl.RESHAPE)", "is float32, not an integer type"}}),
     [](const auto& info) {
       std::string name = info.param.file;
       std::replace(name.begin(), name.end(), '.', '_');

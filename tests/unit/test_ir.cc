@@ -1,7 +1,9 @@
 // The loop IR: printer text, simplification, the interpreter's C arithmetic.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "aot/base/element_bytes.h"
 #include "codegen/codegen_c.h"
@@ -126,6 +128,17 @@ TEST(TypedConstants, InterpreterReadsTheBytesAsTheirType) {
   int32_t y[6] = {};
   EXPECT_EQ(interpret(f, {{f.params[0], y}}), 0);
   EXPECT_EQ(std::vector<int32_t>(y, y + 6), (std::vector<int32_t>{1, 2, -3, -4, 300, -32768}));
+}
+
+// A float element read as an integer truncates toward zero; NaN and values beyond int64's
+// range, where C++'s conversion is undefined, saturate (NaN to the lowest value).
+TEST(TypedConstants, FloatsReadAsIntegersAreDefinedForEveryValue) {
+  const float values[] = {2.9f, -2.9f, std::nanf(""), -std::nanf(""), INFINITY, -INFINITY, 1e30f, -1e30f};
+  std::vector<uint8_t> bytes(sizeof(values));
+  std::memcpy(bytes.data(), values, sizeof(values));
+  std::vector<int64_t> got;
+  for (int64_t i = 0; i < 8; ++i) got.push_back(read_element_int(DataType::Float32(), bytes.data(), i));
+  EXPECT_EQ(got, (std::vector<int64_t>{2, -2, INT64_MIN, INT64_MIN, INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN}));
 }
 
 TEST(TypedConstants, PrinterAndCCodeShowTheElements) {
