@@ -426,7 +426,6 @@ AOTC_DOT_INLINE void aotc_dot_s16_2x2(const int32_t* staged, const int32_t* w, i
 
 AOTC_DOT_INLINE void aotc_dot_s8_1x4(const int8_t* x, const int32_t* w, int32_t n, int32_t* acc);
 
-
 /* aotc_dot_s8_1x4 for a word-aligned x and n a multiple of 4: a layer's input in a planned
  * (word-aligned) tensor. No alignment check and no tail. */
 AOTC_DOT_INLINE void aotc_dot_s8_1x4_aligned(const int8_t* x, const int32_t* w, int32_t n, int32_t* acc) {
@@ -474,8 +473,8 @@ AOTC_DOT_INLINE void aotc_dot_s8_1x4(const int8_t* x, const int32_t* w, int32_t 
     acc[3] = s3;
   }
 #else
-  /* Without the DSP extension: one expression of four products per row and group, as in
-   * aotc_dot_s16_2x2. */
+  /* Without the DSP extension: one expression of four products per row and group
+   * (aotc_dot_s8_group). */
   uint32_t s0 = (uint32_t)acc[0], s1 = (uint32_t)acc[1], s2 = (uint32_t)acc[2], s3 = (uint32_t)acc[3];
   for (; x < x_end; x += 4, w += 4) {
     s0 += (uint32_t)aotc_dot_s8_group(x, w[0]);
