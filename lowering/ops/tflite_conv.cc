@@ -341,6 +341,10 @@ FcGeometry fc_geometry(const Graph& g, const Node& node) {
 void infer_fc(Graph& g, Node& node) {
   FcGeometry f = fc_geometry(g, node);
   check_types(g, node);
+  // The kernels read one bias per unit (fuzz_compile found one shorter than that).
+  if (node.input(2) != kNoTensor && g.tensor(node.inputs[2]).num_elements() != f.units)
+    node_error(node, "bias has " + std::to_string(g.tensor(node.inputs[2]).num_elements()) + " elements, expected " +
+                         std::to_string(f.units));
   std::vector<int64_t> shape = {f.batches, f.units};
   if (node.attr_int("keep_num_dims", 0)) {
     shape = g.tensor(node.inputs[0]).shape;

@@ -70,7 +70,12 @@ INSTANTIATE_TEST_SUITE_P(
         // fuzz_compile's: a RESHAPE whose shape tensor is float32, holding a NaN; converting
         // it to an integer was undefined behaviour (UBSan), and the shape is now refused.
         Malformed{"fuzz_reshape_float_shape.tflite",
-                  {"node model/sequential/flatten/Reshape (tfl.RESHAPE)", "is float32, not an integer type"}}),
+                  {"node model/sequential/flatten/Reshape (tfl.RESHAPE)", "is float32, not an integer type"}},
+        // fuzz_compile's: a FULLY_CONNECTED with 16 units and a bias of 1 element, which the
+        // kernel read past its end (ASan); its name holds NUL bytes, which had cut the
+        // message short at the first one.
+        Malformed{"fuzz_fc_short_bias.tflite",
+                  {"node sequential/dense/MatMul;", "I\\0\\0", "(tfl.FULLY_CONNECTED): bias has 1 elements, expected 16"}}),
     [](const auto& info) {
       std::string name = info.param.file;
       std::replace(name.begin(), name.end(), '.', '_');
