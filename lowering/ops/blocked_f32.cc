@@ -355,11 +355,11 @@ ir::Stmt lower_fully_connected_f32(const ir::Buffer& input, const ir::Buffer& ou
           std::vector<ir::Stmt> body = {ir::evaluate(
               sixteen ? ir::dot_f32_1x16(x, weights, ir::make_int(block_floats), ir::make_int(f.depth), ir::address_of(acc, {0}))
                       : ir::dot_f32_1x4(x, weights, ir::make_int(f.depth), ir::address_of(acc, {0})))};
+          // Units past the last are zero weights, not stored; only the last block has them.
+          const bool last_block_here = !sixteen || blocks == 4 * quads;
           for (int64_t j = 0; j < count; ++j) {
             Expr unit = first * kBlock + j;
             ir::Stmt store = ir::store(output, {row, unit}, biased_output(a, bias, ir::load(acc, {j}), unit));
-            // Units past the last are zero weights, not stored; only the last block has them.
-            bool last_block_here = !sixteen || blocks == 4 * quads;
             bool partial = last_block_here && f.units % kBlock != 0 && j >= count - kBlock + f.units % kBlock;
             body.push_back(partial ? ir::if_then_else(unit < ir::make_int(f.units), store) : store);
           }

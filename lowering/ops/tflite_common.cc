@@ -50,6 +50,12 @@ void require_quantized(const Graph& g, const Node& node, TensorId id) {
     node_error(node, "tensor '" + g.tensor(id).name + "' is " + g.tensor(id).dtype.str() + " but has no quantization parameters");
 }
 
+void require_bias_length(const Graph& g, const Node& node, TensorId bias, int64_t expected) {
+  if (bias != kNoTensor && g.tensor(bias).num_elements() != expected)
+    node_error(node, "bias has " + std::to_string(g.tensor(bias).num_elements()) + " elements, expected " +
+                         std::to_string(expected));
+}
+
 QuantizedRange output_range(const Graph& g, const Node& node, TensorId output) {
   const Tensor& t = g.tensor(output);
   int32_t lo = t.dtype.is_int() ? -(1 << (t.dtype.bits - 1)) : 0;

@@ -33,6 +33,9 @@ int32_t zero_point_of(const Graph& g, TensorId id);
 bool is_per_channel(const Graph& g, TensorId id);
 // Requires tensor `id` to carry quantization parameters; node_error otherwise.
 void require_quantized(const Graph& g, const Node& node, TensorId id);
+// Requires the optional bias `bias` (kNoTensor: none) to hold `expected` elements, one per
+// output channel or unit, which the kernels read; node_error otherwise.
+void require_bias_length(const Graph& g, const Node& node, TensorId bias, int64_t expected);
 
 // TFLite's CheckedLog2: log2(x) rounded to the nearest integer, in float as TFLite computes
 // it; true if x is a power of two to within 1e-3 in log2.

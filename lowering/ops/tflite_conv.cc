@@ -102,9 +102,7 @@ ConvGeometry conv_geometry(const Graph& g, const Node& node, bool depthwise) {
 void infer_conv(Graph& g, Node& node, bool depthwise) {
   ConvGeometry c = conv_geometry(g, node, depthwise);
   check_types(g, node);
-  if (node.input(2) != kNoTensor && g.tensor(node.inputs[2]).num_elements() != c.out_channels)
-    node_error(node, "bias has " + std::to_string(g.tensor(node.inputs[2]).num_elements()) + " elements, expected " +
-                         std::to_string(c.out_channels));
+  tflite::require_bias_length(g, node, node.input(2), c.out_channels);
   tflite::set_declared_output(g, node, 0, g.tensor(node.outputs[0]).dtype, c.output_shape());
 }
 
@@ -292,8 +290,9 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   // register blocks over weights packed at compile time (conv_blocked_s8.h); where a kernel
   // packs the weights its table replaces the filter. All fold the input's zero point into
   // their own bias tables.
-  bool helium = ctx.target.has("mve") && int8_constant_symmetric(ctx) && mve_conv_s8_applies(c);
-  bool specialized = helium || (int8_blocks_pay(ctx) && int8_constant_symmetric(ctx) &&
+  const bool constant_symmetric = int8_constant_symmetric(ctx);
+  bool helium = ctx.target.has("mve") && constant_symmetric && mve_conv_s8_applies(c);
+  bool specialized = helium || (int8_blocks_pay(ctx) && constant_symmetric &&
                                 (depthwise ? depthwise_s8_applies(c) || depthwise3_s8_applies(c) : blocked_conv_s8_applies(c)));
   if (specialized) {
     // Kernels three wide over a padded plane (depthwise3_s8.h), with their own packed taps.
@@ -342,9 +341,7 @@ void infer_fc(Graph& g, Node& node) {
   FcGeometry f = fc_geometry(g, node);
   check_types(g, node);
   // The kernels read one bias per unit (fuzz_compile found one shorter than that).
-  if (node.input(2) != kNoTensor && g.tensor(node.inputs[2]).num_elements() != f.units)
-    node_error(node, "bias has " + std::to_string(g.tensor(node.inputs[2]).num_elements()) + " elements, expected " +
-                         std::to_string(f.units));
+  tflite::require_bias_length(g, node, node.input(2), f.units);
   std::vector<int64_t> shape = {f.batches, f.units};
   if (node.attr_int("keep_num_dims", 0)) {
     shape = g.tensor(node.inputs[0]).shape;
@@ -486,9 +483,7 @@ void infer_transpose_conv(Graph& g, Node& node) {
   DataType type = g.tensor(in).dtype;
   TensorId bias = node.input(3);
   check_kernel_types(g, node, in, filter, bias);
-  if (bias != kNoTensor && g.tensor(bias).num_elements() != t.out_channels)
-    node_error(node, "bias has " + std::to_string(g.tensor(bias).num_elements()) + " elements, expected " +
-                         std::to_string(t.out_channels));
+  tflite::require_bias_length(g, node, bias, t.out_channels);
   tflite::set_declared_output(g, node, 0, type, {t.batches, t.out_h, t.out_w, t.out_channels});
 }
 

@@ -62,9 +62,7 @@ SvdfGeometry svdf_geometry(const Graph& g, const Node& node) {
   if (!state.is_variable)
     node_error(node, "state '" + state.name + "' must be a variable tensor (TFLite's is_variable)");
   TensorId bias = node.input(kBias);
-  if (bias != kNoTensor && g.tensor(bias).num_elements() != s.units)
-    node_error(node, "bias has " + std::to_string(g.tensor(bias).num_elements()) + " elements, expected " +
-                         std::to_string(s.units));
+  tflite::require_bias_length(g, node, bias, s.units);
   return s;
 }
 
