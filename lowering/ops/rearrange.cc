@@ -140,7 +140,10 @@ void infer_tile(Graph& g, Node& node) {
   const Tensor& x = require_input(g, node, 0);
   std::vector<int64_t> repeats = tile_repeats(g, node);
   std::vector<int64_t> shape = x.shape;
-  for (size_t d = 0; d < shape.size(); ++d) shape[d] *= repeats[d];
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (__builtin_mul_overflow(shape[d], repeats[d], &shape[d]))
+      node_error(node, "repeats " + shape_str(repeats) + " make dimension " + std::to_string(d) + " of " +
+                           shape_str(x.shape) + " larger than a 64-bit count holds");
   require_elements(node, shape);
   set_output(g, node, 0, x.dtype, shape);
 }

@@ -44,8 +44,8 @@ std::optional<std::vector<int64_t>> requested_shape(const Graph& g, const Node& 
       stretch = static_cast<int>(i);
     } else if (shape[i] < 0) {
       node_error(node, "requested shape " + shape_str(shape) + " has a negative size other than one -1");
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      node_error(node, "requested shape " + shape_str(shape) + " has more elements than a 64-bit count holds");
     }
   }
   if (stretch >= 0 && known != 0) shape[static_cast<size_t>(stretch)] = elements / known;

@@ -49,6 +49,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"huge_axis", {"node concat (Concat)", "axis 1099511627776 is out of range"}},
         Malformed{"huge_reshape", {"node reshape (Reshape)", "too many elements"}},
         Malformed{"huge_tile", {"node tile (Tile)", "more than 2147483647 elements"}},
+        Malformed{"tile_repeats_overflow", {"node tile (Tile)", "larger than a 64-bit count holds"}},
         Malformed{"unknown_domain", {"node relu (Relu)", "domain 'com.example'"}},
         Malformed{"sequence_input", {"graph input 'x' is not a tensor"}},
         Malformed{"future_opset", {"opset 99 is newer than the newest aotc knows"}},
@@ -75,7 +76,11 @@ INSTANTIATE_TEST_SUITE_P(
         // kernel read past its end (ASan); its name holds NUL bytes, which had cut the
         // message short at the first one.
         Malformed{"fuzz_fc_short_bias.tflite",
-                  {"node sequential/dense/MatMul;", "I\\0\\0", "(tfl.FULLY_CONNECTED): bias has 1 elements, expected 16"}}),
+                  {"node sequential/dense/MatMul;", "I\\0\\0", "(tfl.FULLY_CONNECTED): bias has 1 elements, expected 16"}},
+        // fuzz_compile's: a RESHAPE whose shape tensor asks for [-1, 49, 1785688688, 1768711007];
+        // the product of its known sizes overflowed int64 (UBSan).
+        Malformed{"fuzz_reshape_shape_overflow.tflite",
+                  {"node Reshape_2 (tfl.RESHAPE)", "has more elements than a 64-bit count holds"}}),
     [](const auto& info) {
       std::string name = info.param.file;
       std::replace(name.begin(), name.end(), '.', '_');

@@ -85,6 +85,11 @@ reps = numpy_helper.from_array(np.array([1 << 40, 1 << 40], np.int64), "reps")
 save(helper.make_graph([helper.make_node("Tile", ["x", "reps"], ["y"], name="tile")], "huge_tile",
                        [io("x", [1, 4])], [io("y", [1, 4])], [reps]), "huge_tile")
 
+# A Tile whose repeats overflow a 64-bit count on their own: 4 * 2^62.
+reps = numpy_helper.from_array(np.array([1, 1 << 62], np.int64), "reps")
+save(helper.make_graph([helper.make_node("Tile", ["x", "reps"], ["y"], name="tile")], "tile_overflow",
+                       [io("x", [1, 4])], [io("y", [1, 4])], [reps]), "tile_repeats_overflow")
+
 # An initializer that is also a graph input (allowed before IR version 4 as a default value:
 # aotc takes the initializer as a constant, and the input leaves the C interface).
 init_in = numpy_helper.from_array(np.full([1, 4], 2.0, np.float32), "w")
