@@ -50,6 +50,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"huge_reshape", {"node reshape (Reshape)", "too many elements"}},
         Malformed{"huge_tile", {"node tile (Tile)", "more than 2147483647 elements"}},
         Malformed{"tile_repeats_overflow", {"node tile (Tile)", "larger than a 64-bit count holds"}},
+        Malformed{"pads_overflow", {"node pad (Pad)", "pads value 4611686018427387904 is larger than any tensor"}},
         Malformed{"unknown_domain", {"node relu (Relu)", "domain 'com.example'"}},
         Malformed{"sequence_input", {"graph input 'x' is not a tensor"}},
         Malformed{"future_opset", {"opset 99 is newer than the newest aotc knows"}},
@@ -58,6 +59,9 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"fuzz_scan_outputs", {"node y (Scan)", "its body gives 1 outputs, the Scan has 2"}},
         // Also fuzz_compile's: an Add with one input (in a Scan body); it read a second operand.
         Malformed{"fuzz_add_one_input", {"node sum_out (Add)", "needs 2 inputs, not 1"}},
+        // fuzz_compile's: a Pad whose constant pads (6989585522167382016 at both ends)
+        // overflowed the output extent (UBSan).
+        Malformed{"fuzz_pad_overflow", {"node /head/head.0/Pad (Pad)", "pads value 6989585522167382016 is larger"}},
         // fuzz_tflite_import's: a TFLite ASSIGN_VARIABLE without operands; it read them.
         // (Rewritten by flatc from its JSON when the schema gained Operator.custom_options:
         // the fuzzer's bytes held junk in that field's slot, which the verifier now rejects

@@ -90,6 +90,12 @@ reps = numpy_helper.from_array(np.array([1, 1 << 62], np.int64), "reps")
 save(helper.make_graph([helper.make_node("Tile", ["x", "reps"], ["y"], name="tile")], "tile_overflow",
                        [io("x", [1, 4])], [io("y", [1, 4])], [reps]), "tile_repeats_overflow")
 
+# A Pad (opset 13) whose constant pads overflow the output extent: 4 + 2^62 + 2^62
+# (fuzz_compile found it in a damaged ONNX export).
+pads = numpy_helper.from_array(np.array([0, 1 << 62, 0, 1 << 62], np.int64), "pads")
+save(helper.make_graph([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad")], "pad_overflow",
+                       [io("x", [1, 4])], [io("y", [1, 4])], [pads]), "pads_overflow")
+
 # An initializer that is also a graph input (allowed before IR version 4 as a default value:
 # aotc takes the initializer as a constant, and the input leaves the C interface).
 init_in = numpy_helper.from_array(np.full([1, 4], 2.0, np.float32), "w")
