@@ -31,18 +31,16 @@ double float16_value(uint16_t h) {
   return (h & 0x8000) ? -magnitude : magnitude;
 }
 
-// A float read as an integer (a model's float tensor where a shape or an index belongs):
-// truncated toward zero, as C++ converts where that is defined. NaN and values beyond
-// int64's range, where the conversion is undefined behaviour (fuzz_compile found a NaN in a
-// damaged RESHAPE's shape), saturate instead, NaN to the lowest value, which every check of
-// a size or an index then refuses.
+}  // namespace
+
+// Saturating where the plain conversion is undefined behaviour (fuzz_compile found a NaN in
+// a damaged RESHAPE's shape, and the audit that followed a float where an integer
+// attribute belongs).
 int64_t float_as_int(double v) {
   if (std::isnan(v) || v < -9223372036854775808.0) return INT64_MIN;
   if (v >= 9223372036854775808.0) return INT64_MAX;
   return static_cast<int64_t>(v);
 }
-
-}  // namespace
 
 int64_t read_element_int(DataType t, const uint8_t* b, int64_t i) {
   switch (t.kind) {

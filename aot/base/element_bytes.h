@@ -15,6 +15,12 @@ namespace aotc {
 double read_element_double(DataType t, const uint8_t* bytes, int64_t i);
 int64_t read_element_int(DataType t, const uint8_t* bytes, int64_t i);
 
+// A float read as an integer (a model's float where a shape, an index or an integer
+// attribute belongs): truncated toward zero, as C++ converts where that is defined; NaN
+// and values beyond int64's range saturate, NaN to the lowest value, which every check of
+// a size or an index then refuses.
+int64_t float_as_int(double v);
+
 // Stores element i; a float type takes `value` rounded to its precision, an integer
 // type its low bits (two's complement), bool value != 0. Not for float16 (throws
 // std::invalid_argument): rounding to it is the runtime's, aotc_f64_to_f16.

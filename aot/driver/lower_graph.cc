@@ -44,7 +44,7 @@ class GraphLowering {
     for (char& c : base)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     std::string fname = base + "_" + std::to_string(counts_[base]++);
-    LoweredOp lowered = find_op(node.op)->lower(LowerContext{g_, node, fname, m_.target});
+    LoweredOp lowered = for_node(node, [&] { return find_op(node.op)->lower(LowerContext{g_, node, fname, m_.target}); });
     Step k;
     k.label = lowered.func.attrs.count("source_node") ? lowered.func.attrs.at("source_node") : node.label();
     k.c_name = fname;

@@ -22,6 +22,11 @@ std::string shape_size_problem(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) return "dimension " + std::to_string(i) + " is " + std::to_string(shape[i]);
+    // Checked on its own too: after a 0 the product stays 0, and shape arithmetic on an
+    // empty tensor's other dimensions would still overflow.
+    if (shape[i] > kMaxTensorElements)
+      return "dimension " + std::to_string(i) + " is " + std::to_string(shape[i]) + ", larger than any tensor (at most " +
+             std::to_string(kMaxTensorElements) + " elements)";
     if (shape[i] != 0 && n > kMaxTensorElements / shape[i])
       return "its shape " + shape_str(shape) + " has more than " + std::to_string(kMaxTensorElements) +
              " elements, the most the generated C can index";
@@ -67,7 +72,7 @@ Wanted typed_attr(const Node& node, const std::string& key, Wanted fallback, con
 
 int64_t Node::attr_int(const std::string& key, int64_t fallback) const {
   return typed_attr<int64_t, double>(*this, key, fallback, "an integer",
-                                     [](double v) { return static_cast<int64_t>(v); });
+                                     [](double v) { return float_as_int(v); });
 }
 
 double Node::attr_float(const std::string& key, double fallback) const {

@@ -184,6 +184,18 @@ void declare_captured_inputs(const Graph& g, Node& node);
 // Throws CompileError("node <label>: <message>").
 [[noreturn]] void node_error(const Node& node, const std::string& message);
 
+// Runs `work` for `node`: a CompileError from it that names no node (a helper deep in the
+// arithmetic, e.g. a requantization factor that is not finite) is given this node's name.
+template <typename Work>
+auto for_node(const Node& node, Work&& work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const CompileError& e) {
+    if (std::string(e.what()).rfind("node ", 0) == 0) throw;
+    node_error(node, e.what());
+  }
+}
+
 std::string shape_str(const std::vector<int64_t>& shape);
 // The product of the dimensions (1 for a scalar); INT64_MAX when it overflows.
 int64_t num_elements(const std::vector<int64_t>& shape);

@@ -52,17 +52,17 @@ void infer_shapes(Graph& g) {
       if (in != kNoTensor && !g.tensor(in).shape_known)
         node_error(node, "input '" + g.tensor(in).name + "' is used before it is computed (nodes out of order?)");
     if (def->expand) {
-      if (std::optional<std::vector<Node>> replaced = def->expand(g, node)) {
+      if (std::optional<std::vector<Node>> replaced = for_node(node, [&] { return def->expand(g, node); })) {
         pending.insert(pending.begin(), std::make_move_iterator(replaced->begin()), std::make_move_iterator(replaced->end()));
         continue;
       }
     }
-    def->infer(g, node);
+    for_node(node, [&] { def->infer(g, node); });
     for (TensorId out : node.outputs)
       if (out != kNoTensor && !g.tensor(out).shape_known)
         node_error(node, "could not infer the shape of output '" + g.tensor(out).name + "'");
     if (can_fold(g, node) && fold_while_inferring(node, folded_here)) {
-      fold_node(g, node);
+      for_node(node, [&] { fold_node(g, node); });
       for (TensorId out : node.outputs)
         if (out != kNoTensor) folded_here.insert(out);
       continue;

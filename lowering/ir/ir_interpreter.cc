@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "aot/base/wrapping_int.h"
 #include "lowering/ir/builtins.h"
 #include "lowering/ir/runtime_calls.h"
 
@@ -228,13 +229,12 @@ class Interpreter {
       return {round_float(r, t), 0};
     }
     int64_t x = a.i, y = b.i, r = 0;
-    auto bits = [](int64_t v) { return static_cast<uint64_t>(v); };  // wrapping, as C's narrower types
-    switch (op->op) {
-      case BinaryOp::kAdd: r = static_cast<int64_t>(bits(x) + bits(y)); break;
-      case BinaryOp::kSub: r = static_cast<int64_t>(bits(x) - bits(y)); break;
-      case BinaryOp::kMul: r = static_cast<int64_t>(bits(x) * bits(y)); break;
-      case BinaryOp::kDiv: if (y == 0) throw std::runtime_error("interpreter: division by zero"); r = x / y; break;
-      case BinaryOp::kMod: if (y == 0) throw std::runtime_error("interpreter: division by zero"); r = x % y; break;
+    switch (op->op) {  // wrapping, as C's narrower types
+      case BinaryOp::kAdd: r = wrapping_add(x, y); break;
+      case BinaryOp::kSub: r = wrapping_sub(x, y); break;
+      case BinaryOp::kMul: r = wrapping_mul(x, y); break;
+      case BinaryOp::kDiv: if (y == 0) throw std::runtime_error("interpreter: division by zero"); r = wrapping_div(x, y); break;
+      case BinaryOp::kMod: if (y == 0) throw std::runtime_error("interpreter: division by zero"); r = wrapping_mod(x, y); break;
       case BinaryOp::kMin: r = std::min(x, y); break;
       case BinaryOp::kMax: r = std::max(x, y); break;
       default: break;  // comparisons and logic: compare()

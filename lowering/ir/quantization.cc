@@ -3,11 +3,22 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <string>
+
+#include "aot/base/errors.h"
 
 namespace aotc {
 
 QuantizedMultiplier quantize_multiplier(double real) {
   QuantizedMultiplier q;
+  // A quantization scale of 0 makes a ratio of scales infinite; the fixed-point form
+  // holds factors below 2^31.
+  if (!(std::fabs(real) < 2147483648.0)) {
+    std::ostringstream why;
+    why << "requantization factor " << real << " is not a finite number below 2^31 (is a quantization scale 0?)";
+    throw CompileError(why.str());
+  }
   if (real == 0.0) return q;
   int exponent = 0;
   double fraction = std::frexp(real, &exponent);  // real = fraction * 2^exponent, fraction in [0.5, 1)

@@ -13,6 +13,7 @@
 // Both are one loop nest with a local accumulator: per line for LpNormalization (one pass
 // for the norm, one to divide), per element for LRN (`size` neighbours, those outside
 // [0, C) skipped). Types: float32 and float64.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,10 @@ LoweredOp lower_lrn(const Graph&, const Node& node, KernelBuilder& kb) {
   DataType t = x->dtype;
   int64_t size = lrn_size(node), channels = x->shape[1];
   int64_t before = (size - 1) / 2;  // floor((size - 1) / 2) neighbours below c, the rest above
+  // Window positions that can fall inside [0, channels) for some c: the loop skips the rest,
+  // which matters when size is far larger than the channel count (the divisor still uses size).
+  int64_t first = std::max<int64_t>(0, before - (channels - 1));
+  int64_t last = std::min<int64_t>(size, before + channels);  // exclusive
   Expr scale = ir::make_float(node.attr_float("alpha", 1e-4) / static_cast<double>(size), t);
   Expr bias = ir::make_float(node.attr_float("bias", 1.0), t);
   Expr beta = ir::make_float(node.attr_float("beta", 0.75), t);
@@ -103,12 +108,12 @@ LoweredOp lower_lrn(const Graph&, const Node& node, KernelBuilder& kb) {
   ir::Stmt body = ir::loop_nest(x->shape, {}, [&](const Index& index) {
     return with_accumulator("square_sum", ir::make_zero(t), [&](const Accumulator& sum) {
       ir::Var j = ir::make_var("j");
-      Expr channel = index[1] - ir::make_int(before) + ir::var_expr(j);
+      Expr channel = index[1] - ir::make_int(before - first) + ir::var_expr(j);
       Index neighbour = index;
       neighbour[1] = channel;
       Expr v = ir::load(x, neighbour);
       Expr inside = ir::logical_and(channel >= ir::make_int(0), channel < ir::make_int(channels));
-      ir::Stmt add = ir::for_loop(j, 0, ir::make_int(size), ir::if_then_else(inside, sum.set(sum.value() + v * v)));
+      ir::Stmt add = ir::for_loop(j, 0, ir::make_int(last - first), ir::if_then_else(inside, sum.set(sum.value() + v * v)));
       Expr divisor = float_call("pow", {bias + scale * sum.value(), beta});
       return ir::seq({add, ir::store(y, index, kb.epilogue(ir::load(x, index) / divisor, index))});
     });

@@ -14,6 +14,7 @@
 // input into its interior: no per-element bounds test. The other modes compute, per
 // axis, which input element each output element repeats, and gather it.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "lowering/ops/data_movement.h"
@@ -175,7 +176,10 @@ Expr fill_value(KernelBuilder& kb, const Graph& g, const Node& node, DataType dt
     if (!dtype.is_float()) return ir::make_int(t.element_as_int(0), dtype);  // exact, even for int64
     value = t.element_as_double(0);
   }
-  return dtype.is_float() ? ir::make_float(value, dtype) : ir::make_int(static_cast<int64_t>(value), dtype);
+  if (dtype.is_float()) return ir::make_float(value, dtype);
+  if (!(std::fabs(value) < 9223372036854775808.0))
+    node_error(node, "the fill value does not fit " + dtype.str() + " (it is not a finite number within int64's range)");
+  return ir::make_int(static_cast<int64_t>(value), dtype);
 }
 
 ir::Stmt fill_then_copy(KernelBuilder& kb, const PadPlan& plan, const ir::Buffer& x, const ir::Buffer& y, Expr value) {

@@ -18,6 +18,7 @@
 // window order, like ONNX Runtime.
 #include <limits>
 
+#include "aot/base/element_bytes.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
@@ -263,7 +264,7 @@ LoweredOp lower_average_pool(const Graph& g, const Node& node, KernelBuilder& kb
 // The p attribute: a positive integer (a float before opset 2, read the same way).
 int64_t lp_order(const Node& node) {
   int64_t p = node.has_attr("p") && std::holds_alternative<double>(node.attrs.at("p"))
-                  ? static_cast<int64_t>(node.attr_float("p", 2.0))
+                  ? float_as_int(node.attr_float("p", 2.0))
                   : node.attr_int("p", 2);
   if (p < 1) node_error(node, "p must be a positive integer, got " + std::to_string(p));
   return p;

@@ -167,6 +167,9 @@ int64_t block_size(const Node& node) {
   if (!node.has_attr("blocksize")) node_error(node, "the blocksize attribute is required");
   int64_t b = node.attr_int("blocksize", 0);
   if (b < 1) node_error(node, "blocksize " + std::to_string(b) + " must be at least 1");
+  // b * b channels make one block; a larger b than this overflows that product, and no
+  // tensor has that many channels anyway.
+  if (b > 46340) node_error(node, "blocksize " + std::to_string(b) + " is larger than any tensor allows (at most 46340)");
   return b;
 }
 

@@ -232,6 +232,10 @@ ResizePlan plan_resize(const Graph& g, const Node& node) {
     std::vector<int64_t> axes = resized_axes(node, static_cast<int64_t>(rank));
     if (given.size() != 2 * axes.size())
       node_error(node, "roi must have " + std::to_string(2 * axes.size()) + " entries (start and end of each resized axis)");
+    // Normalized coordinates: beyond this the sampled positions no longer fit an integer index.
+    for (size_t i = 0; i < given.size(); ++i)
+      if (!(std::fabs(given[i]) <= 1e6))
+        node_error(node, "roi entry " + std::to_string(i) + " is not a finite number within +-1e6");
     roi.assign(rank, 0.0);
     roi.resize(2 * rank, 1.0);
     for (size_t i = 0; i < axes.size(); ++i) {

@@ -67,6 +67,8 @@ RoiAlignPlan plan_roi_align(const Graph& g, const Node& node) {
   p.spatial_scale = node.attr_float("spatial_scale", 1.0);
   if (p.out_h <= 0 || p.out_w <= 0) node_error(node, "output_height and output_width must be positive");
   if (p.sampling_ratio < 0) node_error(node, "sampling_ratio must not be negative");
+  // The generated C counts a bin's sampling_ratio^2 samples in int32.
+  if (p.sampling_ratio > 46340) node_error(node, "sampling_ratio " + std::to_string(p.sampling_ratio) + " is larger than 46340");
   return p;
 }
 

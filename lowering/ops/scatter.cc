@@ -16,6 +16,7 @@
 #include "lowering/ops/data_movement.h"
 #include "lowering/ops/elementwise.h"
 #include "lowering/ops/kernel_builder.h"
+#include "lowering/ops/window.h"
 #include "aot/graph/op_registry.h"
 
 namespace aotc {
@@ -133,11 +134,11 @@ std::vector<int64_t> unpooled_shape(const Graph& g, const Node& node) {
   if (indices.shape != x.shape) node_error(node, "indices " + shape_str(indices.shape) + " and X " + shape_str(x.shape) + " differ");
   if (!indices.dtype.is_integer()) node_error(node, "the indices must be integers, got " + indices.dtype.str());
   size_t spatial = x.shape.size() - 2;
-  std::vector<int64_t> kernel = node.attr_ints("kernel_shape");
-  if (kernel.size() != spatial) node_error(node, "kernel_shape must have " + std::to_string(spatial) + " entries");
-  std::vector<int64_t> strides = node.attr_ints("strides", std::vector<int64_t>(spatial, 1));
-  std::vector<int64_t> pads = node.attr_ints("pads", std::vector<int64_t>(2 * spatial, 0));
-  if (strides.size() != spatial || pads.size() != 2 * spatial) node_error(node, "strides or pads have the wrong length");
+  if (!node.has_attr("kernel_shape")) node_error(node, "the kernel_shape attribute is required");
+  // per_axis_attr bounds each value by the largest tensor, so the arithmetic below cannot overflow.
+  std::vector<int64_t> kernel = per_axis_attr(node, "kernel_shape", spatial, 1, 1);
+  std::vector<int64_t> strides = per_axis_attr(node, "strides", spatial, 1, 1);
+  std::vector<int64_t> pads = per_axis_attr(node, "pads", 2 * spatial, 0, 0);
   std::vector<int64_t> shape = {x.shape[0], x.shape[1]};
   for (size_t d = 0; d < spatial; ++d)
     shape.push_back((x.shape[d + 2] - 1) * strides[d] - pads[d] - pads[d + spatial] + kernel[d]);

@@ -121,6 +121,7 @@ SplitPlan plan_split(const Graph& g, const Node& node) {
   SplitPlan plan{static_cast<size_t>(normalize_axis(node, node.attr_int("axis", 0), rank)), {}};
   int64_t dim = x.shape[plan.axis];
   int64_t outputs = static_cast<int64_t>(node.outputs.size());
+  if (outputs == 0) node_error(node, "Split needs at least one output");
   if (g.opset < 13 && node.has_attr("split")) plan.sizes = node.attr_ints("split");
   if (g.opset >= 13 && has_input(node, 1)) plan.sizes = constant_ints(g, node, 1, "split");
   if (!plan.sizes.empty()) {
@@ -129,6 +130,10 @@ SplitPlan plan_split(const Graph& g, const Node& node) {
     int64_t total = 0;
     for (int64_t s : plan.sizes) {
       if (s < 0) node_error(node, "split " + shape_str(plan.sizes) + " has a negative size");
+      // Larger than any axis, and the sum below could overflow.
+      if (s > kMaxTensorElements)
+        node_error(node, "split value " + std::to_string(s) + " is larger than any tensor (at most " +
+                             std::to_string(kMaxTensorElements) + " elements)");
       total += s;
     }
     if (total != dim)

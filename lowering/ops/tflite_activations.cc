@@ -272,7 +272,9 @@ Q4Rescale q4_rescale(const Graph& g, TensorId input) {
     ++shift;
   }
   double radius = 15.0 * static_cast<double>(int64_t{1} << 27) / std::ldexp(1.0, shift);
-  return {static_cast<int32_t>(multiplier), shift, static_cast<int32_t>(std::floor(radius))};
+  // A tiny input scale makes the radius exceed every int8 input anyway: capped, since the
+  // conversion of a larger value to int32 is undefined.
+  return {static_cast<int32_t>(multiplier), shift, static_cast<int32_t>(std::min(std::floor(radius), 2147483647.0))};
 }
 
 // int8 LOGISTIC (logistic = true) or TANH.

@@ -451,7 +451,11 @@ std::vector<int64_t> constant_output_shape(const Graph& g, const Node& node) {
   const Tensor& shape = require_input(g, node, 0);
   if (!shape.is_constant() || shape.shape.size() != 1 || !shape.dtype.is_integer())
     node_error(node, "the output shape (input 0) must be a constant 1-D integer tensor");
-  return shape.ints();
+  std::vector<int64_t> values = shape.ints();
+  for (int64_t v : values)
+    if (v < 1 || v > kMaxTensorElements)
+      node_error(node, "output shape " + shape_str(values) + " has a size below 1 or larger than any tensor");
+  return values;
 }
 
 struct TransposeConvGeometry {

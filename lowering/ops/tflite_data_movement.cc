@@ -102,7 +102,12 @@ Node translate_split_v(const Graph& g, const Node& node) {
   int64_t axis = normalize_axis(node, constant_int_scalar(g, node, 2, "axis"), static_cast<int64_t>(x.shape.size()));
   std::vector<int64_t> sizes = constant_ints(g, node, 1, "size_splits");
   int64_t known = 0, unknown = 0;
-  for (int64_t s : sizes) s == -1 ? ++unknown : known += s;
+  for (int64_t s : sizes) {
+    // Checked before the sum, which larger values could overflow.
+    if (s < -1 || s > kMaxTensorElements)
+      node_error(node, "size_splits " + shape_str(sizes) + " has a size that is negative or larger than any tensor");
+    s == -1 ? ++unknown : known += s;
+  }
   if (unknown > 1) node_error(node, "size_splits " + shape_str(sizes) + " has more than one -1");
   for (int64_t& s : sizes)
     if (s == -1) s = x.shape[static_cast<size_t>(axis)] - known;
@@ -123,8 +128,9 @@ Node translate_slice(const Graph& g, const Node& node) {
                          shape_str(x.shape));
   std::vector<int64_t> ends, axes;
   for (size_t d = 0; d < x.shape.size(); ++d) {
-    int64_t end = size[d] == -1 ? x.shape[d] : begin[d] + size[d];
-    if (begin[d] < 0 || size[d] < -1 || end > x.shape[d])
+    bool inside = begin[d] >= 0 && begin[d] <= x.shape[d] && size[d] >= -1 && size[d] <= x.shape[d];  // no overflow below
+    int64_t end = !inside ? 0 : size[d] == -1 ? x.shape[d] : begin[d] + size[d];
+    if (!inside || end > x.shape[d])
       node_error(node, "begin " + shape_str(begin) + " and size " + shape_str(size) + " leave the input " + shape_str(x.shape));
     ends.push_back(end);
     axes.push_back(static_cast<int64_t>(d));
@@ -169,11 +175,13 @@ std::vector<StridedAxis> plan_strided_slice(const Graph& g, const Node& node) {
   if (begin.size() != end.size() || begin.size() != strides.size() || static_cast<int64_t>(begin.size()) > rank)
     node_error(node, "begin, end and strides have " + std::to_string(begin.size()) + ", " + std::to_string(end.size()) +
                          " and " + std::to_string(strides.size()) + " entries for an input of rank " + std::to_string(rank));
+  // The masks are int32 in TFLite's schema: one bit per axis.
+  if (rank > 32) node_error(node, "the input has rank " + std::to_string(rank) + "; the masks describe at most 32 axes");
   int64_t pad = rank - static_cast<int64_t>(begin.size());
-  int64_t begin_mask = node.attr_int("begin_mask", 0) << pad, end_mask = node.attr_int("end_mask", 0) << pad;
-  int64_t shrink_mask = node.attr_int("shrink_axis_mask", 0) << pad;
-  begin_mask |= (int64_t{1} << pad) - 1;
-  end_mask |= (int64_t{1} << pad) - 1;
+  auto mask = [&](const char* name) { return static_cast<uint64_t>(static_cast<uint32_t>(node.attr_int(name, 0))) << pad; };
+  uint64_t begin_mask = mask("begin_mask"), end_mask = mask("end_mask"), shrink_mask = mask("shrink_axis_mask");
+  begin_mask |= (uint64_t{1} << pad) - 1;
+  end_mask |= (uint64_t{1} << pad) - 1;
   begin.insert(begin.begin(), static_cast<size_t>(pad), 0);
   end.insert(end.begin(), static_cast<size_t>(pad), 1);
   strides.insert(strides.begin(), static_cast<size_t>(pad), 1);
@@ -184,18 +192,22 @@ std::vector<StridedAxis> plan_strided_slice(const Graph& g, const Node& node) {
     size_t i = static_cast<size_t>(d);
     int64_t size = x.shape[i], stride = strides[i];
     if (stride == 0) node_error(node, "stride 0 on axis " + std::to_string(d));
+    // A stride longer than the axis takes at most one element: limited, so that the
+    // arithmetic below stays small.
+    stride = std::clamp<int64_t>(stride, -(size + 1), size + 1);
     int64_t start = begin[i] < 0 ? begin[i] + size : begin[i];
     start = stride > 0 ? clamp_index(start, 0, size) : clamp_index(start, -1, size - 1);
-    if (begin_mask & (int64_t{1} << d)) start = stride > 0 ? 0 : size - 1;
-    bool shrink = (shrink_mask & (int64_t{1} << d)) != 0;
+    if (begin_mask & (uint64_t{1} << d)) start = stride > 0 ? 0 : size - 1;
+    bool shrink = (shrink_mask & (uint64_t{1} << d)) != 0;
     int64_t stop;
     if (shrink) {
       stop = start >= size ? start : start + 1;
     } else {
-      stop = offset ? end[i] + start : end[i];
+      // An offset end beyond +-(2 size + 2) clamps as that bound does; limited first, so the sum cannot overflow.
+      stop = offset ? std::clamp<int64_t>(end[i], -(2 * size + 2), 2 * size + 2) + start : end[i];
       if (stop < 0) stop += size;
       stop = stride > 0 ? clamp_index(stop, 0, size) : clamp_index(stop, -1, size - 1);
-      if (end_mask & (int64_t{1} << d)) stop = stride > 0 ? size : -1;
+      if (end_mask & (uint64_t{1} << d)) stop = stride > 0 ? size : -1;
     }
     // ceil((stop - start) / stride), at least 0
     int64_t span = stop - start;

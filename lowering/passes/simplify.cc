@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "aot/base/wrapping_int.h"
 #include "lowering/ir/ir_functor.h"
 
 namespace aotc::ir {
@@ -47,11 +48,11 @@ class Simplifier : public IRMutator {
     if (ia && ib && op->a.dtype().is_integer()) {
       int64_t x = ia->value, y = ib->value;
       switch (op->op) {
-        case BinaryOp::kAdd: return make_int(wrap(x + y, t), t);
-        case BinaryOp::kSub: return make_int(wrap(x - y, t), t);
-        case BinaryOp::kMul: return make_int(wrap(x * y, t), t);
-        case BinaryOp::kDiv: if (y != 0) return make_int(x / y, t); break;
-        case BinaryOp::kMod: if (y != 0) return make_int(x % y, t); break;
+        case BinaryOp::kAdd: return make_int(wrap(wrapping_add(x, y), t), t);
+        case BinaryOp::kSub: return make_int(wrap(wrapping_sub(x, y), t), t);
+        case BinaryOp::kMul: return make_int(wrap(wrapping_mul(x, y), t), t);
+        case BinaryOp::kDiv: if (y != 0) return make_int(wrap(wrapping_div(x, y), t), t); break;
+        case BinaryOp::kMod: if (y != 0) return make_int(wrapping_mod(x, y), t); break;
         case BinaryOp::kMin: return make_int(std::min(x, y), t);
         case BinaryOp::kMax: return make_int(std::max(x, y), t);
         case BinaryOp::kEQ: return make_int(x == y, t);
@@ -84,20 +85,21 @@ class Simplifier : public IRMutator {
         if (ib) {
           if (auto* inner = a.as<BinaryNode>()) {
             if (auto* c1 = as_int(inner->b); c1 && (inner->op == BinaryOp::kAdd || inner->op == BinaryOp::kSub)) {
-              int64_t c = inner->op == BinaryOp::kAdd ? c1->value + ib->value : ib->value - c1->value;
+              int64_t c = inner->op == BinaryOp::kAdd ? wrapping_add(c1->value, ib->value) : wrapping_sub(ib->value, c1->value);
               return mutate(inner->a + make_int(c, t));
             }
           }
-          if (ib->value < 0) return a - make_int(-ib->value, t);
+          if (ib->value < 0 && ib->value != INT64_MIN) return a - make_int(-ib->value, t);
         }
         break;
       case BinaryOp::kSub:
         if (is_int_value(b, 0)) return a;
-        if (ib && ib->value < 0) return mutate(a + make_int(-ib->value, t));
+        if (ib && ib->value < 0 && ib->value != INT64_MIN) return mutate(a + make_int(-ib->value, t));
         if (ib) {
           if (auto* inner = a.as<BinaryNode>()) {
             if (auto* c1 = as_int(inner->b); c1 && (inner->op == BinaryOp::kAdd || inner->op == BinaryOp::kSub)) {
-              int64_t c = inner->op == BinaryOp::kAdd ? c1->value - ib->value : -(c1->value + ib->value);
+              int64_t c = inner->op == BinaryOp::kAdd ? wrapping_sub(c1->value, ib->value)
+                                                      : wrapping_sub(0, wrapping_add(c1->value, ib->value));
               return mutate(inner->a + make_int(c, t));
             }
           }

@@ -34,7 +34,7 @@ TEST_P(MalformedModel, IsRefusedWithAClearError) {
 INSTANTIATE_TEST_SUITE_P(
     Suite, MalformedModel,
     ::testing::Values(
-        Malformed{"dims_overflow", {"graph input 'x'", "more than 2147483647 elements"}},
+        Malformed{"dims_overflow", {"graph input 'x'", "dimension 0 is 1099511627776, larger than any tensor"}},
         Malformed{"negative_dim", {"graph input 'x'", "dimension"}},
         Malformed{"negative_initializer_dim", {"tensor 'w'", "negative dimension"}},
         Malformed{"cycle", {"node first (Add)", "input 'b'", "output of an earlier node"}},
@@ -48,7 +48,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"huge_stride", {"node conv (Conv)", "'strides' value 4611686018427387904 is larger"}},
         Malformed{"huge_axis", {"node concat (Concat)", "axis 1099511627776 is out of range"}},
         Malformed{"huge_reshape", {"node reshape (Reshape)", "too many elements"}},
-        Malformed{"huge_tile", {"node tile (Tile)", "more than 2147483647 elements"}},
+        Malformed{"huge_tile", {"node tile (Tile)", "dimension 0 is 1099511627776, larger than any tensor"}},
         Malformed{"tile_repeats_overflow", {"node tile (Tile)", "larger than a 64-bit count holds"}},
         Malformed{"pads_overflow", {"node pad (Pad)", "pads value 4611686018427387904 is larger than any tensor"}},
         Malformed{"unknown_domain", {"node relu (Relu)", "domain 'com.example'"}},
@@ -84,12 +84,69 @@ INSTANTIATE_TEST_SUITE_P(
         // fuzz_compile's: a RESHAPE whose shape tensor asks for [-1, 49, 1785688688, 1768711007];
         // the product of its known sizes overflowed int64 (UBSan).
         Malformed{"fuzz_reshape_shape_overflow.tflite",
-                  {"node Reshape_2 (tfl.RESHAPE)", "has more elements than a 64-bit count holds"}}),
+                  {"node Reshape_2 (tfl.RESHAPE)", "has more elements than a 64-bit count holds"}},
+        // From the audit that followed those findings (make_overflow_models.py): values whose
+        // arithmetic overflowed (UBSan), or divided by zero (SIGFPE in aotc itself: the
+        // Split without outputs, the DepthToSpace blocksize whose square wrapped to 0).
+        Malformed{"split_sum", {"node split (Split)", "split value 9223372036854775807 is larger than any tensor"}},
+        Malformed{"split_no_outputs", {"node sp (Split)", "needs at least one output"}},
+        Malformed{"depth_to_space_block", {"node d2s (DepthToSpace)", "blocksize 4294967296 is larger"}},
+        Malformed{"concat_empty_huge", {"tensor 'a'", "dimension 1 is 4611686018427387904, larger than any tensor"}},
+        Malformed{"slice_empty_huge", {"tensor 'a'", "dimension 1 is 9223372036854775807, larger than any tensor"}},
+        Malformed{"maxunpool_stride", {"node unpool (MaxUnpool)", "'strides' value 4611686018427387904 is larger"}},
+        Malformed{"maxunpool_pads", {"node unpool (MaxUnpool)", "'pads' values must be at least 0"}},
+        Malformed{"lstm_hidden_size", {"node lstm (LSTM)", "hidden_size 4611686018427387904 is larger than any tensor"}},
+        Malformed{"float_axis", {"node fl (Flatten)", "axis 9223372036854775807 is out of range"}},
+        Malformed{"resize_roi", {"node rs (Resize)", "roi entry 6 is not a finite number"}},
+        Malformed{"pad_fill_value", {"node pad (Pad)", "the fill value does not fit int32"}},
+        Malformed{"roi_align_sampling", {"node roi (RoiAlign)", "sampling_ratio 9223372036854775807 is larger"}},
+        Malformed{"split_v_sizes.tflite", {"node o0 (tfl.SPLIT_V)", "has a size that is negative or larger than any tensor"}},
+        Malformed{"slice_begin_size.tflite", {"node y (tfl.SLICE)", "leave the input [4, 2]"}},
+        Malformed{"strided_slice_rank.tflite", {"node y (tfl.STRIDED_SLICE)", "the masks describe at most 32 axes"}},
+        Malformed{"transpose_conv_shape.tflite",
+                  {"node y (tfl.TRANSPOSE_CONV)", "output shape [1, 9223372036854775807, 4, 1] has a size below 1"}},
+        Malformed{"relu_scale_0.tflite", {"node y (tfl.RELU)", "requantization factor inf is not a finite number"}},
+        Malformed{"quantize_scale_0.tflite", {"node y (tfl.QUANTIZE)", "requantization factor inf is not a finite number"}},
+        Malformed{"mean_scale_0.tflite", {"node y (tfl.MEAN)", "requantization factor inf is not a finite number"}},
+        Malformed{"relu_scale_ratio.tflite", {"node y (tfl.RELU)", "requantization factor 3e+76 is not a finite number"}}),
     [](const auto& info) {
       std::string name = info.param.file;
       std::replace(name.begin(), name.end(), '.', '_');
       return name;
     });
+
+// Legal models whose constants are at the edges of int64 (make_overflow_models.py): aotc's
+// arithmetic on them overflowed (UBSan) and now wraps or is bounded, as the generated C's
+// does. They compile; fuzz_compile_bounded replays each under the sanitizers as a seed.
+class EdgeValueModel : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EdgeValueModel, Compiles) {
+  TempDir dir("aotc-edge");
+  Result r = run({"compile", source_path(std::string("tests/models/bad/edge_") + GetParam()), "-o", dir.path() + "/out"});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(fs::exists(dir.path() + "/out/model.c"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Suite, EdgeValueModel,
+                         ::testing::Values("add_int64_min.onnx", "sub_int64_min.onnx", "sub_chain_wraps.onnx",
+                                           "range_wraps.onnx", "lppool_huge_p.onnx", "lrn_huge_size.onnx",
+                                           "strided_slice_offset_end.tflite", "strided_slice_negative_masks.tflite",
+                                           "logistic_tiny_scale.tflite"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '.', '_');
+                           return name;
+                         });
+
+// The LRN window loop covers only the positions that can fall inside the channels: a size
+// of INT64_MAX over 3 channels loops 5 times, not 2^63.
+TEST(EdgeValueModel, HugeLrnSizeLoopsOverTheChannelsOnly) {
+  TempDir dir("aotc-edge");
+  Result r = run({"compile", source_path("tests/models/bad/edge_lrn_huge_size.onnx"), "-o", dir.path() + "/out"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::string c = read_bytes(dir.path() + "/out/model.c");
+  EXPECT_NE(c.find("j < 5;"), std::string::npos) << c;
+}
 
 // Legal since IR version 4, but easy to miss: the input's default value becomes a constant.
 TEST(MalformedModelLegalAfterAll, InitializerThatIsAlsoAnInputIsAConstantWithAWarning) {

@@ -74,6 +74,34 @@ TEST(Simplify, FoldsIndexArithmetic) {
   EXPECT_EQ(to_string(simplify((p / 5) * 5 + var_expr(k) % 5)), "(((h / 5) * 5) + (k % 5))");
 }
 
+// Constant folding of int64 at the type's edges wraps as two's complement (a damaged model's
+// constants reach it; C++'s operators would be undefined there). Oracle: 128-bit
+// arithmetic reduced modulo 2^64, and INT64_MIN / -1 = INT64_MIN, INT64_MIN % -1 = 0.
+TEST(Simplify, FoldsInt64EdgesAsTwosComplement) {
+  DataType i64 = DataType::Int(64);
+  auto mod64 = [](__int128 v) { return static_cast<int64_t>(static_cast<uint64_t>(static_cast<unsigned __int128>(v))); };
+  auto folded = [](const Expr& e) {
+    const auto* imm = simplify(e).as<IntImmNode>();
+    EXPECT_NE(imm, nullptr) << to_string(e);
+    return imm ? imm->value : 0;
+  };
+  const int64_t values[] = {INT64_MIN, INT64_MIN + 1, -7, -1, 0, 1, 3, INT64_MAX - 1, INT64_MAX};
+  for (int64_t x : values)
+    for (int64_t y : values) {
+      Expr a = make_int(x, i64), b = make_int(y, i64);
+      EXPECT_EQ(folded(a + b), mod64(static_cast<__int128>(x) + y)) << x << " + " << y;
+      EXPECT_EQ(folded(a - b), mod64(static_cast<__int128>(x) - y)) << x << " - " << y;
+      EXPECT_EQ(folded(a * b), mod64(static_cast<__int128>(x) * y)) << x << " * " << y;
+      if (y == 0) continue;
+      EXPECT_EQ(folded(a / b), mod64(static_cast<__int128>(x) / y)) << x << " / " << y;
+      EXPECT_EQ(folded(a % b), static_cast<int64_t>(static_cast<__int128>(x) % y)) << x << " % " << y;
+    }
+  // x + INT64_MIN and x - INT64_MIN keep the constant: its negation does not exist.
+  Var h = make_var("h", i64);
+  EXPECT_EQ(to_string(simplify(var_expr(h) + make_int(INT64_MIN, i64))), "(h + int64(-9223372036854775808))");
+  EXPECT_EQ(to_string(simplify(var_expr(h) - make_int(INT64_MIN, i64))), "(h - int64(-9223372036854775808))");
+}
+
 TEST(Simplify, RemovesUnitLoopsAndConstantBranches) {
   Buffer y = make_buffer("Y", DataType::Float32(), {1, 4});
   Stmt s = loop_nest({1, 4}, {"n", "c"}, [&](const std::vector<Expr>& idx) {

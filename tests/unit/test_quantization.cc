@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 
+#include "aot/base/errors.h"
 #include "lowering/ir/quantization.h"
 #include "runtime-c/aotc_quant.h"
 
@@ -183,6 +184,16 @@ TEST(Requantize, MultiplierWithNegativeAndPositiveShifts) {
   QuantizedMultiplier tiny = quantize_multiplier(1e-12);
   EXPECT_EQ(tiny.multiplier, 0);
   EXPECT_EQ(tiny.shift, 0);
+}
+
+// A quantization scale of 0 makes the ratio of scales infinite: an error, not the undefined
+// conversion of inf to an integer.
+TEST(Requantize, MultiplierThatIsNotFiniteOrTooLargeIsAnError) {
+  EXPECT_THROW(quantize_multiplier(INFINITY), CompileError);
+  EXPECT_THROW(quantize_multiplier(-INFINITY), CompileError);
+  EXPECT_THROW(quantize_multiplier(NAN), CompileError);
+  EXPECT_THROW(quantize_multiplier(2147483648.0), CompileError);
+  EXPECT_NO_THROW(quantize_multiplier(2147483647.0));
 }
 
 TEST(Requantize, MultiplierRoundingUpToOneIsRenormalized) {
