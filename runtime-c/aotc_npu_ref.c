@@ -317,8 +317,15 @@ static int8_t clamp_output(int64_t v, const command* cmd) {
   return (int8_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
-/* requantize(acc) + output_offset, clamped; acc is the int32 sum's bits. */
+/* requantize(acc) + output_offset, clamped; acc is the int32 sum's bits. A convolution's
+ * per-channel shift is read from its parameter region while the job runs, and an earlier
+ * command of the same job may have written that region after validation (fuzz_npu_stream
+ * found a shift of -222 so): it is bounded to the validated range here, as a hardware
+ * shift field is, so that any bytes give defined arithmetic (and a meaningless output,
+ * which is that job's own doing). */
 static int8_t finish(uint32_t acc, int32_t multiplier, int32_t shift, const command* cmd) {
+  if (shift < -AOTC_NPU_REF_MAX_SHIFT) shift = -AOTC_NPU_REF_MAX_SHIFT;
+  if (shift > AOTC_NPU_REF_MAX_SHIFT) shift = AOTC_NPU_REF_MAX_SHIFT;
   return clamp_output((int64_t)aotc_mul_by_quantized_multiplier(to_i32(acc), multiplier, shift) +
                           sfield(cmd, S_OUT_OFFSET),
                       cmd);
