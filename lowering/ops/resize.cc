@@ -40,6 +40,12 @@
 namespace aotc {
 namespace {
 
+// The coefficient tables of an axis grow with its output extent (taps per output element,
+// computed at compile time); no model for a microcontroller resizes an axis beyond this,
+// and a damaged one must not take the compiler's memory (fuzz_compile found sizes of
+// 12884901891).
+constexpr int64_t kMostResizedExtent = int64_t{1} << 20;
+
 using ir::Expr;
 
 struct ResizeAttributes {
@@ -201,15 +207,21 @@ void output_geometry(const Graph& g, const Node& node, std::vector<double>* scal
       if (!(s > 0) || !std::isfinite(s)) node_error(node, "scale " + std::to_string(s) + " must be positive");
       (*scales)[d] = s;
       double out = std::floor(in * s);
-      if (!(out < 1e9)) node_error(node, "scale " + std::to_string(s) + " makes the output too large");
+      if (!(out <= kMostResizedExtent))
+        node_error(node, "scale " + std::to_string(s) + " makes axis " + std::to_string(d) + " longer than " +
+                             std::to_string(kMostResizedExtent) + " elements, the most aotc resizes to");
       (*shape)[d] = static_cast<int64_t>(out);
     } else {
       if (given_sizes[i] < 1) node_error(node, "sizes " + shape_str(given_sizes) + " has a size below 1");
+      if (given_sizes[i] > kMostResizedExtent)
+        node_error(node, "sizes " + shape_str(given_sizes) + " makes axis " + std::to_string(d) + " longer than " +
+                             std::to_string(kMostResizedExtent) + " elements, the most aotc resizes to");
       (*shape)[d] = given_sizes[i];
       (*scales)[d] = static_cast<double>(given_sizes[i]) / in;
     }
   }
   require_elements(node, *shape);
+  if (std::string problem = shape_size_problem(*shape); !problem.empty()) node_error(node, "the output: " + problem);
 }
 
 ResizePlan plan_resize(const Graph& g, const Node& node) {

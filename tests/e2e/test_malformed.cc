@@ -62,6 +62,9 @@ INSTANTIATE_TEST_SUITE_P(
         // fuzz_compile's: a Pad whose constant pads (6989585522167382016 at both ends)
         // overflowed the output extent (UBSan).
         Malformed{"fuzz_pad_overflow", {"node /head/head.0/Pad (Pad)", "pads value 6989585522167382016 is larger"}},
+        // fuzz_compile_bounded's: a Resize to sizes [1, 1, 3, 12884901891]; its coefficient
+        // tables took 24 GB and 217 s before the output shape was checked.
+        Malformed{"fuzz_resize_huge_sizes", {"node rs (Resize)", "makes axis 3 longer than 1048576 elements"}},
         // fuzz_tflite_import's: a TFLite ASSIGN_VARIABLE without operands; it read them.
         // (Rewritten by flatc from its JSON when the schema gained Operator.custom_options:
         // the fuzzer's bytes held junk in that field's slot, which the verifier now rejects
