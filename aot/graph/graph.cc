@@ -35,6 +35,12 @@ std::string shape_size_problem(const std::vector<int64_t>& shape) {
   return "";
 }
 
+void check_tensor_sized(const Node& node, const std::string& what, int64_t value) {
+  if (value > kMaxTensorElements || value < -kMaxTensorElements)
+    node_error(node, what + " " + std::to_string(value) + " is larger than any tensor (at most " +
+                         std::to_string(kMaxTensorElements) + " elements)");
+}
+
 int64_t Tensor::num_elements() const { return aotc::num_elements(shape); }
 
 double Tensor::element_as_double(int64_t i) const { return read_element_double(dtype, data->data(), i); }

@@ -205,5 +205,10 @@ constexpr int64_t kMaxTensorElements = 0x7FFFFFFF;
 // "" for a shape aotc can compile; else why not ("dimension 1 is -3", "2^80 elements are
 // more than ..."), without overflowing on the way. Dimensions of 0 are left to the caller.
 std::string shape_size_problem(const std::vector<int64_t>& shape);
+// A size-like value from the model (a pad, a split size, a window attribute, a hidden
+// size): node_error when it is beyond the largest tensor either way. Shape arithmetic adds
+// and multiplies such values, so larger ones from a damaged model would overflow it, and
+// no tensor is that large anyway. `what` names the value in the message ("pads value").
+void check_tensor_sized(const Node& node, const std::string& what, int64_t value);
 
 }  // namespace aotc

@@ -92,7 +92,8 @@ std::vector<int64_t> broadcast_shapes(const Node& node, const std::vector<int64_
 }
 
 int64_t normalize_axis(const Node& node, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+  // A scalar has no axis: every caller indexes the shape with the result.
+  if (axis < -rank || axis >= rank)
     node_error(node, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }

@@ -117,7 +117,8 @@ void set_output(Graph& g, const Node& node, size_t index, DataType dtype, std::v
 const Tensor& require_input(const Graph& g, const Node& node, size_t index);
 // Numpy-style broadcast of two shapes; node_error if incompatible.
 std::vector<int64_t> broadcast_shapes(const Node& node, const std::vector<int64_t>& a, const std::vector<int64_t>& b);
-// Normalizes a possibly negative axis against rank; node_error if out of range.
+// Normalizes a possibly negative axis against rank; node_error if out of range
+// ([-rank, rank - 1]: a scalar has no axis).
 int64_t normalize_axis(const Node& node, int64_t axis, int64_t rank);
 // Requires input `index` to be float32.
 void require_float32(const Graph& g, const Node& node, size_t index);

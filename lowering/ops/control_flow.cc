@@ -391,6 +391,9 @@ LoopFacts facts_of_scan(const Graph& g, const Node& node) {
                          std::to_string(node.outputs.size()));
   f.scan_outputs = node.outputs.size() - f.carried;
   std::vector<TensorId> scanned(node.inputs.begin() + static_cast<long>(f.carried), node.inputs.begin() + static_cast<long>(declared));
+  for (TensorId id : scanned)
+    if (g.tensor(id).shape.empty())
+      node_error(node, "scan input '" + g.tensor(id).name + "' is a scalar; a scan input needs an axis to iterate over");
   f.input_axes = axes_attr(g, node, "scan_input_axes", f.scan_inputs, scanned, false);
   f.input_reverse = directions_attr(node, "scan_input_directions", f.scan_inputs);
   std::vector<TensorId> slices(body.outputs.begin() + static_cast<long>(f.carried), body.outputs.end());

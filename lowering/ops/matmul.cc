@@ -19,6 +19,7 @@
 // where a signed overflow would be undefined) and the sum narrowed.
 #include "lowering/ops/matmul.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "lowering/ir/runtime_calls.h"
@@ -72,8 +73,8 @@ ir::Stmt column_blocks(const Tensor& b, int64_t k, int64_t n, bool trans_b, cons
       }
   std::vector<uint8_t> bytes(packed.size() * sizeof(float));
   std::memcpy(bytes.data(), packed.data(), bytes.size());
-  std::vector<int64_t> shape = rows;
-  shape.push_back(blocks);
+  std::vector<int64_t> shape(rows.size() + 1, blocks);  // rows, then the column blocks
+  std::copy(rows.begin(), rows.end(), shape.begin());
   return ir::allocate_const("packed_b", DataType::Float32(), {blocks * k * kColumns}, std::move(bytes), [&](const ir::Buffer& w) {
     return ir::loop_nest(shape, {}, [&](const std::vector<Expr>& index) {
       std::vector<Expr> row(index.begin(), index.end() - 1);

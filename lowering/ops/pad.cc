@@ -65,12 +65,7 @@ std::vector<int64_t> full_rank_pads(const Graph& g, const Node& node, int64_t ra
         node_error(node, "axes " + shape_str(axes) + " lists an axis twice");
     }
   }
-  // The output extent adds the pads to the input's: larger values from a damaged model
-  // would overflow that sum, and no tensor is that large anyway.
-  for (int64_t pad : pads)
-    if (pad > kMaxTensorElements || pad < -kMaxTensorElements)
-      node_error(node, "pads value " + std::to_string(pad) + " is larger than any tensor (at most " +
-                           std::to_string(kMaxTensorElements) + " elements)");
+  for (int64_t pad : pads) check_tensor_sized(node, "pads value", pad);  // the output extent adds them
   size_t listed = axes.size();
   if (pads.size() != 2 * listed)
     node_error(node, "pads has " + std::to_string(pads.size()) + " entries; expected " + std::to_string(2 * listed) +

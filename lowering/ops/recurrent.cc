@@ -187,9 +187,7 @@ Recurrence describe(const Graph& g, const Node& node) {
   if (r.shape.size() != 3) node_error(node, "R '" + r.name + "' has shape " + shape_str(r.shape) + "; expected rank 3");
   rec.hidden = node.attr_int("hidden_size", r.shape[2]);
   if (rec.hidden <= 0) node_error(node, "hidden_size must be positive, not " + std::to_string(rec.hidden));
-  if (rec.hidden > kMaxTensorElements)
-    node_error(node, "hidden_size " + std::to_string(rec.hidden) + " is larger than any tensor (at most " +
-                         std::to_string(kMaxTensorElements) + " elements)");
+  check_tensor_sized(node, "hidden_size", rec.hidden);
   int64_t rows = rec.gates * rec.hidden, dirs = rec.directions;
   if (w.shape != std::vector<int64_t>{dirs, rows, rec.input_size})
     node_error(node, "W '" + w.name + "' has shape " + shape_str(w.shape) + "; expected " +

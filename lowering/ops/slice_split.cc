@@ -130,10 +130,7 @@ SplitPlan plan_split(const Graph& g, const Node& node) {
     int64_t total = 0;
     for (int64_t s : plan.sizes) {
       if (s < 0) node_error(node, "split " + shape_str(plan.sizes) + " has a negative size");
-      // Larger than any axis, and the sum below could overflow.
-      if (s > kMaxTensorElements)
-        node_error(node, "split value " + std::to_string(s) + " is larger than any tensor (at most " +
-                             std::to_string(kMaxTensorElements) + " elements)");
+      check_tensor_sized(node, "split value", s);  // the sum below could overflow
       total += s;
     }
     if (total != dim)

@@ -77,11 +77,7 @@ std::vector<int64_t> per_axis_attr(const Node& node, const std::string& name, si
                          std::to_string(count));
   for (int64_t v : values) {
     if (v < minimum) node_error(node, "'" + name + "' values must be at least " + std::to_string(minimum));
-    // Window arithmetic adds and multiplies these: larger values from a damaged model
-    // would overflow it, and no tensor is that large anyway.
-    if (v > kMaxTensorElements)
-      node_error(node, "'" + name + "' value " + std::to_string(v) + " is larger than any tensor (at most " +
-                           std::to_string(kMaxTensorElements) + ")");
+    check_tensor_sized(node, "'" + name + "' value", v);  // window arithmetic adds and multiplies them
   }
   return values;
 }

@@ -125,7 +125,7 @@ TEST_F(Cli, NamesOfAnyBytesAreMadeSafeWhereTheyGo) {
             0)
       << log;
   nlohmann::json metadata = nlohmann::json::parse(read_bytes(tmp("out") + "/metadata.json"));
-  EXPECT_EQ(metadata["inputs"][0]["name"], "n\xEF\xBF\xBD\xEF\xBF\xBD*/\n\x1b[31m??/<&>\xEF\xBF\xBD");
+  EXPECT_EQ(metadata["inputs"][0]["name"], "n\xEF\xBF\xBD\xEF\xBF\xBD*/\n\x1b[31m?\?/<&>\xEF\xBF\xBD");
   std::string svg = read_bytes(tmp("out") + "/memory_plan.svg");
   EXPECT_EQ(valid_utf8(svg), svg);
   EXPECT_EQ(svg.find('\x1b'), std::string::npos);

@@ -11,6 +11,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A test name from a model file's name ("split_v_sizes.tflite" -> "split_v_sizes_tflite").
+std::string test_name(std::string file) {
+  std::replace(file.begin(), file.end(), '.', '_');
+  return file;
+}
+
 struct Malformed {
   const char* file;                   // tests/models/bad/malformed_<file>.onnx, or <file> with its extension
   std::vector<const char*> messages;  // each must be in the error
@@ -65,6 +71,10 @@ INSTANTIATE_TEST_SUITE_P(
         // fuzz_compile_bounded's: a Resize to sizes [1, 1, 3, 12884901891]; its coefficient
         // tables took 24 GB and 217 s before the output shape was checked.
         Malformed{"fuzz_resize_huge_sizes", {"node rs (Resize)", "makes axis 3 longer than 1048576 elements"}},
+        Malformed{"fuzz_scan_scalar_input", {"node y (Scan)", "scan input 'x' is a scalar"}},
+        Malformed{"squeeze_scalar", {"node squeeze (Squeeze)", "axis 0 is out of range for rank 0"}},
+        Malformed{"pad_scalar", {"node pad (Pad)", "axis 0 is out of range for rank 0"}},
+        Malformed{"quantize_scalar_per_axis", {"node quantize (QuantizeLinear)", "axis 0 is out of range for rank 0"}},
         // fuzz_tflite_import's: a TFLite ASSIGN_VARIABLE without operands; it read them.
         // (Rewritten by flatc from its JSON when the schema gained Operator.custom_options:
         // the fuzzer's bytes held junk in that field's slot, which the verifier now rejects
@@ -112,11 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"quantize_scale_0.tflite", {"node y (tfl.QUANTIZE)", "requantization factor inf is not a finite number"}},
         Malformed{"mean_scale_0.tflite", {"node y (tfl.MEAN)", "requantization factor inf is not a finite number"}},
         Malformed{"relu_scale_ratio.tflite", {"node y (tfl.RELU)", "requantization factor 3e+76 is not a finite number"}}),
-    [](const auto& info) {
-      std::string name = info.param.file;
-      std::replace(name.begin(), name.end(), '.', '_');
-      return name;
-    });
+    [](const auto& info) { return test_name(info.param.file); });
 
 // Legal models whose constants are at the edges of int64 (make_overflow_models.py): aotc's
 // arithmetic on them overflowed (UBSan) and now wraps or is bounded, as the generated C's
@@ -135,11 +141,7 @@ INSTANTIATE_TEST_SUITE_P(Suite, EdgeValueModel,
                                            "range_wraps.onnx", "lppool_huge_p.onnx", "lrn_huge_size.onnx",
                                            "strided_slice_offset_end.tflite", "strided_slice_negative_masks.tflite",
                                            "logistic_tiny_scale.tflite"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace(name.begin(), name.end(), '.', '_');
-                           return name;
-                         });
+                         [](const auto& info) { return test_name(info.param); });
 
 // The LRN window loop covers only the positions that can fall inside the channels: a size
 // of INT64_MAX over 3 channels loops 5 times, not 2^63.

@@ -115,3 +115,19 @@ save(helper.make_graph([helper.make_node("Identity", ["x"], ["y"], name="id")], 
 # An opset from the future.
 save(helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "future",
                        [io("x", [1, 4])], [io("y", [1, 4])]), "future_opset", opset=[helper.make_opsetid("", 99)])
+
+# An axis of a scalar. A scalar has none, yet aotc took axis 0 (or -1) of rank 0 as valid
+# and read its extent past the end of the empty shape (fuzz_compile found it in a Scan over
+# a scalar scan input; these three did the same).
+zero_axis = numpy_helper.from_array(np.array([0], np.int64), "axes")
+save(helper.make_graph([helper.make_node("Squeeze", ["x", "axes"], ["y"], name="squeeze")], "squeeze_scalar",
+                       [io("x", [])], [io("y", [])], [zero_axis]), "squeeze_scalar")
+pads = numpy_helper.from_array(np.array([0, 0], np.int64), "pads")
+save(helper.make_graph([helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"], name="pad")], "pad_scalar",
+                       [io("x", [])], [io("y", [])], [pads, zero_axis]), "pad_scalar",
+     opset=[helper.make_opsetid("", 18)])
+scales = numpy_helper.from_array(np.array([0.5, 0.25], np.float32), "scale")
+zeros = numpy_helper.from_array(np.array([0, 0], np.int8), "zero")
+save(helper.make_graph([helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["y"], name="quantize", axis=0)],
+                       "quantize_scalar", [io("x", [])], [io("y", [], TensorProto.INT8)], [scales, zeros]),
+     "quantize_scalar_per_axis")
