@@ -71,6 +71,8 @@ INSTANTIATE_TEST_SUITE_P(
         // fuzz_compile_bounded's: a Resize to sizes [1, 1, 3, 12884901891]; its coefficient
         // tables took 24 GB and 217 s before the output shape was checked.
         Malformed{"fuzz_resize_huge_sizes", {"node rs (Resize)", "makes axis 3 longer than 1048576 elements"}},
+        // fuzz_compile's: a Scan over a scalar scan input read the extent of axis 0 of an empty
+        // shape (SIGSEGV); Squeeze, Pad's axes and per-axis QuantizeLinear did the same.
         Malformed{"fuzz_scan_scalar_input", {"node y (Scan)", "scan input 'x' is a scalar"}},
         Malformed{"squeeze_scalar", {"node squeeze (Squeeze)", "axis 0 is out of range for rank 0"}},
         Malformed{"pad_scalar", {"node pad (Pad)", "axis 0 is out of range for rank 0"}},
