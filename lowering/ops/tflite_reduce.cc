@@ -7,10 +7,13 @@
 // Micro computes on the raw values (its input and output must share a quantization).
 //
 // Quantized MEAN and SUM (int8, int16) follow TensorFlow Lite Micro's reduce_common.cc and
-// reference_ops: the raw values are summed in int32; a MEAN whose input and output share a
-// quantization divides that sum by the count (C's truncating division); otherwise the sum
-// less zero point * count is rescaled by input scale / output scale, for a MEAN with
-// 1 / count folded into the multiplier (QuantizedMeanOrSum), then offset and clamped.
+// reference_ops::QuantizedMeanOrSum, its only integer path since 2023 ("Align mean kernel to
+// TFL"): the raw values are summed in int32, the sum less zero point * count is rescaled by
+// input scale / output scale, for a MEAN with 1 / count folded into the multiplier, then
+// offset and clamped. That holds when input and output share a quantization too: TFLite
+// Micro no longer divides the raw sum by the count there (C's truncating division, which
+// is up to 1 LSB off the rounded multiply, e.g. on every global average pool of a
+// MobileNet whose MEAN keeps the scale).
 //
 // ARG_MAX and ARG_MIN return the first index of the extreme value along one axis
 // (reference_ops::ArgMinMax compares strictly), as int32 or int64.
@@ -97,10 +100,9 @@ LoweredOp lower_quantized_reduce(const LowerContext& ctx, bool mean) {
   DataType t = g.tensor(in).dtype;
   int32_t lo = -(1 << (t.bits - 1)), hi = (1 << (t.bits - 1)) - 1;
   int32_t in_zp = tflite::zero_point_of(g, in), out_zp = tflite::zero_point_of(g, out);
-  bool plain_mean = mean && same_quantization(g, in, out);
   QuantizedMultiplier m = quantize_multiplier(static_cast<double>(static_cast<float>(tflite::scale_of(g, in))) /
                                               static_cast<double>(static_cast<float>(tflite::scale_of(g, out))));
-  if (mean && !plain_mean) {
+  if (mean) {
     // 1 / count folded into the multiplier, as QuantizedMeanOrSum does.
     int shift = 63 - __builtin_clzll(static_cast<unsigned long long>(count));
     shift = std::min(shift, 32);
@@ -117,13 +119,8 @@ LoweredOp lower_quantized_reduce(const LowerContext& ctx, bool mean) {
       });
     };
     auto write = [&](const Expr& total) {
-      Expr value;
-      if (plain_mean) {
-        value = total / ir::make_int(count);
-      } else {
-        Expr shifted = total - ir::make_int(static_cast<int64_t>(static_cast<int32_t>(in_zp * count)));
-        value = tflite::clamp(ir::mul_by_quantized_multiplier(shifted, m.multiplier, m.shift) + out_zp, {lo, hi});
-      }
+      Expr shifted = total - ir::make_int(static_cast<int64_t>(static_cast<int32_t>(in_zp * count)));
+      Expr value = tflite::clamp(ir::mul_by_quantized_multiplier(shifted, m.multiplier, m.shift) + out_zp, {lo, hi});
       return ir::store(y, output_index(node, split, kept), ir::cast(t, value));
     };
     return accumulate(ir::make_zero(DataType::Int(32)), sum, write);

@@ -1,8 +1,9 @@
 // TFLite MEAN, SUM, REDUCE_MAX, ARG_MAX and ARG_MIN (lowering/ops/tflite_reduce.cc), in the
 // IR interpreter, against TFLite's reference_ops written out here: float sums in the
-// input's order divided by the count; quantized sums in int32, divided by the count
-// (truncating) when input and output share a quantization, else rescaled with
-// QuantizedMeanOrSum's multiplier; the first extreme index for ARG_MAX / ARG_MIN.
+// input's order divided by the count; quantized sums in int32 rescaled with
+// QuantizedMeanOrSum's multiplier (1 / count folded in), whether or not input and output
+// share a quantization (tests/tflite_reference.h's fixed point, not aotc's); the first
+// extreme index for ARG_MAX / ARG_MIN.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,16 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "lowering/ir/quantization.h"
-#include "runtime-c/aotc_quant.h"
+#include "tests/tflite_reference.h"
 #include "tests/unit/one_node.h"
 
 namespace aotc::test {
 namespace {
-
-int32_t mbqm(int32_t x, QuantizedMultiplier m) {
-  return aotc_mul_by_quantized_multiplier(x, m.multiplier, m.shift);
-}
 
 // x [2, 3, 4, 5] reduced over axes 1 and 2: for each (b, c), the 12 values in (h, w) order.
 template <typename T, typename F>
@@ -53,25 +49,17 @@ std::vector<T> full_range(size_t n, uint32_t seed) {
   return random_ints<T>(n, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), seed);
 }
 
-template <typename T>
-void check_raw_mean(Quant q) {
-  std::vector<T> x = full_range<T>(120, 2);
-  OneNode n("tfl.MEAN");
-  n.input({2, 3, 4, 5}, x, q);
-  n.constant<int32_t>({2}, {1, 2}).output(dtype_of<T>(), {2, 5}, q);
-  std::vector<T> got = n.template run<T>();
-  for_each_hw_group(x, [&](int out, const std::vector<T>& g) {
-    int sum = 0;
-    for (T v : g) sum += v;
-    EXPECT_EQ(got[static_cast<size_t>(out)], sum / 12) << out;  // C truncates toward zero
-  });
+// reference_ops::QuantizedMeanOrSum for a MEAN of `count` values: the multiplier of
+// input scale / output scale with 1 / count folded in.
+Multiplier mean_multiplier(Quant qx, Quant qy, int64_t count) {
+  Multiplier m = quantize(static_cast<double>(qx.scale) / static_cast<double>(qy.scale));
+  int shift = 63 - __builtin_clzll(static_cast<unsigned long long>(count));
+  shift = std::min(std::min(shift, 32), 31 + m.shift);
+  return {static_cast<int32_t>((static_cast<int64_t>(m.multiplier) << shift) / count), m.shift - shift};
 }
 
-TEST(TfliteMean, Int8WithSharedQuantizationTruncatesTheRawMean) { check_raw_mean<int8_t>({0.05f, -4}); }
-TEST(TfliteMean, Int16WithSharedQuantizationTruncatesTheRawMean) { check_raw_mean<int16_t>({0.0005f, 0}); }
-
 template <typename T>
-void check_requantized_mean(Quant qx, Quant qy) {
+void check_quantized_mean(Quant qx, Quant qy) {
   const int lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   const int zx = static_cast<int>(qx.zero_point), zy = static_cast<int>(qy.zero_point);
   std::vector<T> x = full_range<T>(120, 3);
@@ -79,22 +67,47 @@ void check_requantized_mean(Quant qx, Quant qy) {
   n.input({2, 3, 4, 5}, x, qx);
   n.constant<int32_t>({2}, {2, 1}).output(dtype_of<T>(), {2, 5}, qy);
   std::vector<T> got = n.template run<T>();
-  QuantizedMultiplier m = quantize_multiplier(static_cast<double>(qx.scale) / static_cast<double>(qy.scale));
-  int shift = std::min(std::min(3, 32), 31 + m.shift);  // floor(log2(12)) = 3
-  QuantizedMultiplier folded{static_cast<int32_t>((static_cast<int64_t>(m.multiplier) << shift) / 12), m.shift - shift};
+  Multiplier folded = mean_multiplier(qx, qy, 12);
   for_each_hw_group(x, [&](int out, const std::vector<T>& g) {
     int sum = 0;
     for (T v : g) sum += v;
-    int want = std::min(hi, std::max(lo, mbqm(sum - zx * 12, folded) + zy));
+    int want = clamp_to(mbqm(sum - zx * 12, folded.multiplier, folded.shift) + zy, lo, hi);
     EXPECT_EQ(got[static_cast<size_t>(out)], want) << out;
     double real_mean = qx.scale * (sum / 12.0 - zx);
     EXPECT_LE(std::abs(want - (std::round(real_mean / qy.scale) + zy)), 1) << out;
   });
 }
 
-TEST(TfliteMean, Int8RequantizedFollowsQuantizedMeanOrSum) { check_requantized_mean<int8_t>({0.05f, -4}, {0.02f, 9}); }
+TEST(TfliteMean, Int8RequantizedFollowsQuantizedMeanOrSum) { check_quantized_mean<int8_t>({0.05f, -4}, {0.02f, 9}); }
 TEST(TfliteMean, Int16RequantizedFollowsQuantizedMeanOrSum) {
-  check_requantized_mean<int16_t>({0.0005f, 0}, {0.0002f, 0});
+  check_quantized_mean<int16_t>({0.0005f, 0}, {0.0002f, 0});
+}
+// TFLite Micro rescales with the multiplier even when the quantization is shared (since
+// its "Align mean kernel to TFL"); a truncating raw mean is up to 1 LSB off.
+TEST(TfliteMean, Int8WithSharedQuantizationIsRescaledToo) { check_quantized_mean<int8_t>({0.05f, -4}, {0.05f, -4}); }
+TEST(TfliteMean, Int16WithSharedQuantizationIsRescaledToo) {
+  check_quantized_mean<int16_t>({0.0005f, 0}, {0.0005f, 0});
+}
+
+// A MobileNet's global average pool: MEAN over a 7x7 map, scale and zero point kept
+// (0.023529, -128), 64 channels of full-range values.
+TEST(TfliteMean, Int8GlobalAveragePoolOf7x7KeepingTheScale) {
+  const Quant q{0.023529f, -128};
+  std::vector<int8_t> x = full_range<int8_t>(7 * 7 * 64, 4);
+  OneNode n("tfl.MEAN");
+  n.input({1, 7, 7, 64}, x, q);
+  n.constant<int32_t>({2}, {1, 2}).attr("keep_dims", int64_t{1}).output(DataType::Int(8), {1, 1, 1, 64}, q);
+  std::vector<int8_t> got = n.run<int8_t>();
+  Multiplier folded = mean_multiplier(q, q, 49);
+  int truncating_differs = 0;
+  for (int c = 0; c < 64; ++c) {
+    int sum = 0;
+    for (int p = 0; p < 49; ++p) sum += x[static_cast<size_t>(p * 64 + c)];
+    int want = clamp_to(mbqm(sum + 128 * 49, folded.multiplier, folded.shift) - 128, -128, 127);
+    EXPECT_EQ(got[static_cast<size_t>(c)], want) << c;
+    truncating_differs += want != sum / 49;
+  }
+  EXPECT_GT(truncating_differs, 0) << "the case no longer tells the two paths apart";
 }
 
 TEST(TfliteSum, FloatAlongTheLastAxis) {
@@ -117,11 +130,11 @@ void check_quantized_sum(Quant qx, Quant qy) {
   n.input({3, 4}, xq, qx);
   n.constant<int32_t>({1}, {1}).attr("keep_dims", int64_t{1}).output(dtype_of<T>(), {3, 1}, qy);
   std::vector<T> q = n.template run<T>();
-  QuantizedMultiplier m = quantize_multiplier(static_cast<double>(qx.scale) / static_cast<double>(qy.scale));
+  Multiplier m = quantize(static_cast<double>(qx.scale) / static_cast<double>(qy.scale));
   for (int r = 0; r < 3; ++r) {
     int sum = 0;
     for (int c = 0; c < 4; ++c) sum += xq[r * 4 + c];
-    int want = mbqm(sum - static_cast<int>(qx.zero_point) * 4, m) + static_cast<int>(qy.zero_point);
+    int want = mbqm(sum - static_cast<int>(qx.zero_point) * 4, m.multiplier, m.shift) + static_cast<int>(qy.zero_point);
     EXPECT_EQ(q[r], std::min(hi, std::max(lo, want))) << r;
   }
 }
