@@ -66,6 +66,50 @@ inline T saturate(int32_t v) {
   return static_cast<T>(clamp_to(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
 }
 
+// A tensor's per-tensor quantization, as TFLite stores it (a float scale).
+struct QParams {
+  float scale;
+  int32_t zero_point;
+};
+
+// CalculateActivationRangeQuantized for RELU (min at the zero point) or none, on int8.
+inline int32_t relu_min_s8(bool relu, QParams q) { return relu ? std::max(-128, q.zero_point) : -128; }
+
+// reference_integer_ops AddFunc / SubFunc on int8 with CalculateOpDataAdd's multipliers
+// (add_common.cc, sub_common.cc): both inputs centred, shifted left by 20, brought to
+// twice the larger input scale, summed, requantized, offset and clamped.
+inline int8_t add_sub_s8(int8_t a, int8_t b, QParams qa, QParams qb, QParams qy, bool subtract,
+                         int32_t act_min = -128, int32_t act_max = 127) {
+  const int left_shift = 20;
+  const double twice_max = 2 * static_cast<double>(std::max(qa.scale, qb.scale));
+  const Multiplier ma = quantize(static_cast<double>(qa.scale) / twice_max);
+  const Multiplier mb = quantize(static_cast<double>(qb.scale) / twice_max);
+  const Multiplier my = quantize(twice_max / ((1 << left_shift) * static_cast<double>(qy.scale)));
+  const int32_t sa = mbqm((a - qa.zero_point) * (1 << left_shift), ma.multiplier, ma.shift);
+  const int32_t sb = mbqm((b - qb.zero_point) * (1 << left_shift), mb.multiplier, mb.shift);
+  const int32_t raw = mbqm(subtract ? sa - sb : sa + sb, my.multiplier, my.shift) + qy.zero_point;
+  return static_cast<int8_t>(clamp_to(raw, act_min, act_max));
+}
+
+// reference_integer_ops MulElementwise on int8 with mul_common.cc's multiplier
+// (input scales' product over the output scale, in double from the float scales).
+inline int8_t mul_s8(int8_t a, int8_t b, QParams qa, QParams qb, QParams qy, int32_t act_min = -128,
+                     int32_t act_max = 127) {
+  const Multiplier m = quantize(static_cast<double>(qa.scale) * static_cast<double>(qb.scale) /
+                                static_cast<double>(qy.scale));
+  const int32_t raw = mbqm((a - qa.zero_point) * (b - qb.zero_point), m.multiplier, m.shift) + qy.zero_point;
+  return static_cast<int8_t>(clamp_to(raw, act_min, act_max));
+}
+
+// ReluQuantized<int8_t> with CalculateReluOpData (activations_common.cc): x - input zero
+// point requantized by input / output scale (divided in float, as TFLite Micro does),
+// offset, clamped to [output zero point, 127].
+inline int8_t relu_s8(int8_t x, QParams qx, QParams qy) {
+  const Multiplier m = quantize(static_cast<double>(qx.scale / qy.scale));
+  return static_cast<int8_t>(clamp_to(mbqm(x - qx.zero_point, m.multiplier, m.shift) + qy.zero_point,
+                                      std::max(-128, qy.zero_point), 127));
+}
+
 // TFLite's sigmoid_table_uint16 (tensorflow/lite/kernels/internal/common.h): sigmoid(i / 24)
 // in steps of 2^-16, as TFLite has it (its entries are within 1.11 steps of the real value,
 // not rounded to nearest, so they are copied rather than computed).

@@ -232,6 +232,14 @@ TensorId anchor_output(const Node& node) {
   return static_cast<TensorId>(node.attr_int(kAnchorOutputAttr, node.outputs.at(0)));
 }
 
+Node unfused_anchor(const Node& node) {
+  Node anchor = node;
+  anchor.outputs.at(0) = anchor_output(node);
+  anchor.body.clear();
+  anchor.attrs.erase(kAnchorOutputAttr);
+  return anchor;
+}
+
 void node_error(const Node& node, const std::string& message) {
   throw CompileError("node " + node.label() + ": " + message);
 }

@@ -122,6 +122,11 @@ constexpr const char* kAnchorOutputAttr = "fused.anchor_output";
 // what the node's own requantization targets. outputs[0] when nothing is fused.
 TensorId anchor_output(const Node& node);
 
+// The node as it was before fusion: its own output (anchor_output), no epilogue. What an
+// anchor's element function must see, so that it targets its own output's quantization,
+// not that of the fused chain's last step (an int8 MUL followed by an ADD).
+Node unfused_anchor(const Node& node);
+
 struct Graph {
   std::string source_format;  // "onnx" or "tflite"
   int64_t opset = 0;          // ONNX default-domain opset

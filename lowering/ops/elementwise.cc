@@ -100,6 +100,7 @@ namespace {
 
 LoweredOp lower_elementwise(const Graph& g, const Node& node, KernelBuilder& kb) {
   const OpDef* def = find_op(node.op);
+  const Node anchor = unfused_anchor(node);
   const Tensor& y = g.tensor(node.outputs[0]);
   std::vector<int64_t> shape = y.shape.empty() ? std::vector<int64_t>{1} : y.shape;
   ir::Stmt body = ir::loop_nest(shape, {}, [&](const std::vector<Expr>& idx) {
@@ -108,7 +109,7 @@ LoweredOp lower_elementwise(const Graph& g, const Node& node, KernelBuilder& kb)
       std::string param = i < 26 ? std::string(1, static_cast<char>('A' + i)) : "A" + std::to_string(i);
       operands.push_back(node.inputs[i] == kNoTensor ? Expr() : kb.operand(node.inputs[i], param, idx));
     }
-    Expr value = kb.epilogue(def->scalar(g, node, operands), idx);
+    Expr value = kb.epilogue(def->scalar(g, anchor, operands), idx);
     return ir::store(kb.output(0, "Y"), idx, value);  // declared last: inputs come first in C
   });
   return kb.finish(body);

@@ -120,7 +120,8 @@ LoweredOp lower_arithmetic(const LowerContext& ctx, Arithmetic op) {
   const Node& node = ctx.node;
   KernelBuilder kb(ctx);
   ir::Buffer a = kb.input(0, "input1"), b = kb.input(1, "input2"), y = kb.output(0, "output");
-  ElementFunction element = element_function(g, node, op);
+  const Node anchor = unfused_anchor(node);
+  ElementFunction element = element_function(g, anchor, op);
   ir::Stmt body = ir::loop_nest(y->shape, {}, [&](const std::vector<Expr>& index) {
     return ir::store(y, index, kb.epilogue(element(broadcast_load(a, index), broadcast_load(b, index)), index));
   });

@@ -732,5 +732,78 @@ TEST(TfliteFoldedOperators, MatchTfliteMicroToo) {
   }
 }
 
+// ---------------------------------------------------------------- fused int8 chains
+
+// An elementwise operator fused behind another (aot/passes/fuse_operators.cc) must still
+// requantize to its own output, not to the chain's last one: a folded batch norm
+// x * gamma + beta (MUL, then ADD of a per-channel constant with a fused RELU, as in a
+// MiniResNet audio classifier), an ADD before a MUL, and a requantizing RELU (the generic
+// elementwise kernel) before an ADD. Each intermediate tensor has its own quantization.
+std::vector<int8_t> pseudo_random_s8(size_t n, uint32_t seed) {
+  std::vector<int8_t> v(n);
+  for (auto& x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = static_cast<int8_t>(seed >> 24);
+  }
+  return v;
+}
+
+TEST(TfliteFusedChains, EachStepRequantizesToItsOwnOutputAsTfliteMicroDoes) {
+  using tfl::BuiltinOperator_ADD, tfl::BuiltinOperator_MUL, tfl::BuiltinOperator_RELU;
+  const std::vector<int32_t> shape = {1, 16, 13, 64};
+  const size_t n = 16 * 13 * 64, channels = 64;
+  const QParams qx{0.0473f, -3}, qg{0.0112f, 0}, qm{0.0515f, 7}, qb{0.0194f, -20}, qy{0.0362f, -128};
+  const std::vector<int8_t> x = pseudo_random_s8(n, 1), gamma = pseudo_random_s8(channels, 2),
+                            beta = pseudo_random_s8(channels, 3);
+  auto relu_options = [](FBB& f) { return tfl::CreateAddOptions(f, tfl::ActivationFunctionType_RELU).Union(); };
+  auto check = [&](const TfliteModelBuilder& b, const std::function<int8_t(size_t, size_t)>& want) {
+    std::vector<std::string> got = run_model(b, {bytes_of(x)}, 1);
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<int8_t> y = values_of<int8_t>(got[0]);
+    ASSERT_EQ(y.size(), n);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) wrong += y[i] != want(i, i % channels);
+    EXPECT_EQ(wrong, 0u) << "of " << n << " elements";
+  };
+  {
+    SCOPED_TRACE("MUL(x, gamma) then ADD(m, beta) with RELU");
+    TfliteModelBuilder b;
+    int32_t in = b.input("x", kI8, shape, qx.scale, qx.zero_point);
+    int32_t g = b.constant("gamma", kI8, {64}, gamma, qg.scale, qg.zero_point);
+    int32_t bt = b.constant("beta", kI8, {64}, beta, qb.scale, qb.zero_point);
+    int32_t m = b.tensor(TfliteModelBuilder::spec("m", kI8, shape, qm.scale, qm.zero_point));
+    int32_t y = b.output("y", kI8, shape, qy.scale, qy.zero_point);
+    b.op(BuiltinOperator_MUL, {in, g}, {m});
+    b.op(BuiltinOperator_ADD, {m, bt}, {y}, tfl::BuiltinOptions_AddOptions, relu_options);
+    check(b, [&](size_t i, size_t c) {
+      int8_t mv = mul_s8(x[i], gamma[c], qx, qg, qm);
+      return add_sub_s8(mv, beta[c], qm, qb, qy, false, relu_min_s8(true, qy));
+    });
+  }
+  {
+    SCOPED_TRACE("ADD(beta, x) then MUL(a, gamma)");
+    TfliteModelBuilder b;
+    int32_t in = b.input("x", kI8, shape, qx.scale, qx.zero_point);
+    int32_t bt = b.constant("beta", kI8, {64}, beta, qb.scale, qb.zero_point);
+    int32_t g = b.constant("gamma", kI8, {64}, gamma, qg.scale, qg.zero_point);
+    int32_t a = b.tensor(TfliteModelBuilder::spec("a", kI8, shape, qm.scale, qm.zero_point));
+    int32_t y = b.output("y", kI8, shape, qy.scale, qy.zero_point);
+    b.op(BuiltinOperator_ADD, {bt, in}, {a});
+    b.op(BuiltinOperator_MUL, {a, g}, {y});
+    check(b, [&](size_t i, size_t c) { return mul_s8(add_sub_s8(beta[c], x[i], qb, qx, qm, false), gamma[c], qm, qg, qy); });
+  }
+  {
+    SCOPED_TRACE("RELU(x) requantized, then ADD(r, beta)");
+    TfliteModelBuilder b;
+    int32_t in = b.input("x", kI8, shape, qx.scale, qx.zero_point);
+    int32_t bt = b.constant("beta", kI8, {64}, beta, qb.scale, qb.zero_point);
+    int32_t r = b.tensor(TfliteModelBuilder::spec("r", kI8, shape, qm.scale, qm.zero_point));
+    int32_t y = b.output("y", kI8, shape, qy.scale, qy.zero_point);
+    b.op(BuiltinOperator_RELU, {in}, {r});
+    b.op(BuiltinOperator_ADD, {r, bt}, {y});
+    check(b, [&](size_t i, size_t c) { return add_sub_s8(relu_s8(x[i], qx, qm), beta[c], qm, qb, qy, false); });
+  }
+}
+
 }  // namespace
 }  // namespace aotc::e2e
