@@ -275,6 +275,8 @@ TEST_F(ControlFlow, GeneratedCodeIsStrictC99ForCortexM4AndClang) {
                                {control_flow_path("gru_loop/model.onnx"), {}},
                                {control_flow_path("streaming_gru/model.onnx"), {"--state", "state_in=state_out"}},
                                {small_path("runtime_trips.onnx"), {"--max-trip", "count=10"}},
+                               {control_flow_path("runtime_branches/branch_lstm.onnx"), {}},
+                               {control_flow_path("runtime_branches/loop_lstm.onnx"), {}},
                                {"/usr/share/libonnx-testdata/data/node/test_scan9_sum/model.onnx", {}}};
   for (size_t i = 0; i < models.size(); ++i) {
     SCOPED_TRACE(models[i].path);
