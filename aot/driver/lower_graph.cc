@@ -30,8 +30,8 @@ class GraphLowering {
     }
   }
 
-  void lower_nodes(const std::vector<Node>& nodes) {
-    for (const Node& node : nodes) {
+  void lower_nodes(std::vector<Node>& nodes) {
+    for (Node& node : nodes) {
       if (node.op == "If") lower_if(node);
       else if (node.op == "Loop" || node.op == "Scan") lower_loop(node);
       else if (!find_op(node.op)->is_view) lower_kernel(node);
@@ -117,17 +117,30 @@ class GraphLowering {
     }
   }
 
+  // Lowers the nodes of `sub`, a subgraph of the control-flow node `node`, with the graph
+  // seen as that subgraph (with_subgraph_as_graph), as the graph passes saw it: a
+  // lowering asks the graph who reads a tensor (an LSTM, a TopK, a MaxPool compute only
+  // the outputs something reads; a Conv stages its output over an input only it reads),
+  // and in a subgraph the readers are its nodes and its results, the values of outer
+  // scopes its inputs. Seen from the outer graph, a value only the subgraph reads has no
+  // reader at all. Lowering changes no node list, so `node` (an element of the outer
+  // list, which the swap hands to `sub` meanwhile) stays where it is.
+  void lower_subgraph(const Node& node, Subgraph& sub) {
+    std::vector<TensorId> captured(node.inputs.begin() + static_cast<long>(node.declared_inputs()), node.inputs.end());
+    with_subgraph_as_graph(g_, sub, captured, [&](Graph& inner) { lower_nodes(inner.nodes); });
+  }
+
   // ---------------------------------------------------------------- If
 
-  void lower_if(const Node& node) {
+  void lower_if(Node& node) {
     control(Step::Kind::kIf, node, {node.inputs.at(0)});
-    lower_branch(node, subgraph(node, "then_branch"));
+    lower_branch(node, mutable_subgraph(node, "then_branch"));
     control(Step::Kind::kElse, node);
-    lower_branch(node, subgraph(node, "else_branch"));
+    lower_branch(node, mutable_subgraph(node, "else_branch"));
     control(Step::Kind::kEndIf, node);
   }
 
-  void lower_branch(const Node& node, const Subgraph& branch) {
+  void lower_branch(const Node& node, Subgraph& branch) {
     std::set<TensorId> made_by_kernel;
     for (const Node& n : branch.nodes)
       if (!find_op(n.op)->is_view) made_by_kernel.insert(n.outputs.begin(), n.outputs.end());
@@ -139,7 +152,7 @@ class GraphLowering {
       if (made_by_kernel.count(result) && once && storage_root(result) == result) m_.aliases[result] = out;
       else copies.emplace_back(result, out);
     }
-    lower_nodes(branch.nodes);
+    lower_subgraph(node, branch);
     for (auto& [from, to] : copies) copy(from, to, node);
   }
 
@@ -189,9 +202,9 @@ class GraphLowering {
     else copy_step(whole, slice, shape, node);
   }
 
-  void lower_loop(const Node& node) {
+  void lower_loop(Node& node) {
     LoopFacts f = loop_facts(g_, node);
-    const Subgraph& body = subgraph(node, "body");
+    Subgraph& body = mutable_subgraph(node, "body");
     bool scan = node.op == "Scan";
     size_t param0 = scan ? 0 : 2;  // first loop-carried parameter of the body
     size_t result0 = scan ? 0 : 1;  // first loop-carried result of the body
@@ -232,7 +245,7 @@ class GraphLowering {
       copy_slice(node.inputs.at(f.carried + k), body.inputs.at(f.carried + k), f.input_axes[k], f.input_reverse[k], f.max_trips,
                  false, node);
 
-    lower_nodes(body.nodes);
+    lower_subgraph(node, body);
 
     for (size_t k = 0; k < f.scan_outputs; ++k)
       if (TensorId whole = node.outputs.at(f.carried + k); whole != kNoTensor)

@@ -1,7 +1,8 @@
 /* Runs a model compiled with `--name stream --state ...` over an audio file chunk by
  * chunk (the state stays inside the generated code) and compares each run's output with
  * a reference file, within rtol 1e-3 and atol 1e-5; then stream_reset() and the first
- * chunk again must give the first output again.
+ * chunk again must give the first output again. A model whose sample rate `sr` is an
+ * input (not bound) gets STREAM_SAMPLE_RATE (-DSTREAM_SAMPLE_RATE=8000; 16000 if not set).
  *   stream_harness AUDIO.f32 REFERENCE.f32     (exit status 0: every output matches)
  */
 #include <math.h>
@@ -11,6 +12,9 @@
 #include "stream.h"
 
 #define CHUNK (STREAM_INPUT_INPUT_SIZE / 4)
+#ifndef STREAM_SAMPLE_RATE
+#define STREAM_SAMPLE_RATE 16000
+#endif
 
 static float* read_floats(const char* path, long* count) {
   FILE* f = fopen(path, "rb");
@@ -41,6 +45,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   out.output = output;
+#ifdef STREAM_INPUT_SR_SIZE
+  {
+    static int64_t rate = STREAM_SAMPLE_RATE;
+    in.sr = &rate;
+  }
+#endif
   for (k = 0; k < references; ++k) {
     float error;
     in.input = audio + k * CHUNK;

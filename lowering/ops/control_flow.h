@@ -45,5 +45,6 @@ LoopFacts loop_facts(const Graph& g, const Node& node);
 
 // The subgraph of `node` that came from attribute `name`; node_error when it has none.
 const Subgraph& subgraph(const Node& node, const std::string& name);
+Subgraph& mutable_subgraph(Node& node, const std::string& name);
 
 }  // namespace aotc

@@ -1,7 +1,9 @@
 // Control flow end to end: ONNX If and Loop compiled to C `if` and `for`, --bind, --state
 // and --max-trip. The references are independent of aotc: torch for the scripted networks
 // of tests/models/control_flow (make_control_flow_models.py), numpy loops written from the
-// ONNX semantics for the small hand-built models (make_small_models.py).
+// ONNX semantics for the small hand-built models (make_small_models.py), ONNX Runtime for
+// the models whose If or Loop is decided at run time (make_runtime_branch_models.py,
+// ort_references.js).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -160,6 +162,41 @@ TEST_F(ControlFlow, BranchesOfDifferentShapesAreAClearError) {
   EXPECT_FALSE(std::ifstream(tmp("out/model.c")).good());
 }
 
+// Models whose If is decided at run time (both branches compiled) or whose Loop body runs
+// as a `for`, each case through `aotc run`, plain and with --io-in-arena, every output
+// within ONNX Runtime's (rtol 1e-4, atol 1e-6); the cases take each branch (aotc issue
+// #26: Silero VAD v4 with its sample rate an input). The subgraphs' kernels are lowered
+// with the subgraph as their graph: an LSTM, a TopK or a MaxPool computes an output only
+// if something reads it, and before, a value read only inside a branch or a loop body
+// looked unread from the main graph (branch_lstm, branch_optional_outputs, loop_lstm: the
+// LSTMs' Y_h and Y_c were never written). branch_results gives the If its results every
+// way (a kernel's, an outer value's, a constant's, a view's, one value to two outputs),
+// branch_outer_in_place reads outer values where a kernel could write over them.
+TEST_F(ControlFlow, RunTimeBranchesMatchOnnxRuntime) {
+  const std::string dir = control_flow_path("runtime_branches/");
+  nlohmann::json models = nlohmann::json::parse(read_bytes(dir + "cases.json"));
+  ASSERT_EQ(models.size(), 5u);
+  for (const std::string& plan : {"", "--io-in-arena"})
+  for (const auto& m : models) {
+    ASSERT_FALSE(m["cases"].empty());
+    for (const auto& c : m["cases"]) {
+      std::string inputs, outputs;
+      for (const auto& in : c["inputs"]) inputs += (inputs.empty() ? "" : ",") + dir + in.get<std::string>();
+      for (size_t k = 0; k < c["outputs"].size(); ++k) outputs += (k ? "," : "") + tmp("out" + std::to_string(k) + ".bin");
+      std::vector<std::string> args = {"run", dir + m["model"].get<std::string>(), "--inputs", inputs, "--outputs", outputs};
+      if (!plan.empty()) args.push_back(plan);
+      Result r = run(args);
+      ASSERT_EQ(r.status, 0) << r.output;
+      for (size_t k = 0; k < c["outputs"].size(); ++k) {
+        SCOPED_TRACE(m["model"].get<std::string>() + " " + plan + " case " + std::to_string(c["case"].get<int>()) + " (" +
+                     c["path"].get<std::string>() + "), output " + m["outputs"][k].get<std::string>());
+        expect_close(read_floats(tmp("out" + std::to_string(k) + ".bin")), read_floats(dir + c["outputs"][k].get<std::string>()),
+                     1e-4, 1e-6);
+      }
+    }
+  }
+}
+
 // The streaming GRU with its state input and output made one state (--state): no state in
 // the C API, STREAM_STATE_SIZE bytes kept inside, never copied: the GRU computes the next
 // state into the state's second buffer, and the two swap roles after each run. tests/firmware/in_tree_stream.c (the
@@ -238,6 +275,8 @@ TEST_F(ControlFlow, GeneratedCodeIsStrictC99ForCortexM4AndClang) {
                                {control_flow_path("gru_loop/model.onnx"), {}},
                                {control_flow_path("streaming_gru/model.onnx"), {"--state", "state_in=state_out"}},
                                {small_path("runtime_trips.onnx"), {"--max-trip", "count=10"}},
+                               {control_flow_path("runtime_branches/branch_lstm.onnx"), {}},
+                               {control_flow_path("runtime_branches/loop_lstm.onnx"), {}},
                                {"/usr/share/libonnx-testdata/data/node/test_scan9_sum/model.onnx", {}}};
   for (size_t i = 0; i < models.size(); ++i) {
     SCOPED_TRACE(models[i].path);
