@@ -68,6 +68,7 @@
 //   block_size         int     >= 1                 DEPTH_TO_SPACE, SPACE_TO_DEPTH
 //   batch_dims         int                          GATHER
 //   output_type        string  "INT32" | "INT64"    ARG_MAX, ARG_MIN
+//   out_type           string  a tensor type, only when present  SHAPE
 //   adj_x, adj_y       bool                         BATCH_MATMUL
 //   rank               int     >= 1                 SVDF
 //   cell_clip, proj_clip  double >= 0 (0: none)     UNIDIRECTIONAL_SEQUENCE_LSTM

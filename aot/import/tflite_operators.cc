@@ -229,6 +229,14 @@ void read_arg_min_max(const tfl::Operator& op, Node& node) {
   node.attrs["output_type"] = enum_name(o.output_type(), tfl::EnumNameTensorType, "output type");
 }
 
+// SHAPE: out_type only when the file has options (the schema's default, FLOAT32, is no
+// type SHAPE writes); the output tensor's declared type is what the kernel writes.
+void read_shape(const tfl::Operator& op, Node& node) {
+  if (op.builtin_options_type() == tfl::BuiltinOptions_NONE || op.builtin_options() == nullptr) return;
+  const auto& o = options_or_default<tfl::ShapeOptions>(op);
+  node.attrs["out_type"] = enum_name(o.out_type(), tfl::EnumNameTensorType, "output type");
+}
+
 void read_batch_matmul(const tfl::Operator& op, Node& node) {
   const auto& o = options_or_default<tfl::BatchMatMulOptions>(op);
   set_bool(node, "adj_x", o.adj_x());
@@ -305,6 +313,7 @@ const BuiltinOperatorInfo kBuiltinOperators[] = {
     {tfl::BuiltinOperator_ARG_MIN, read_arg_min_max<tfl::ArgMinOptions>},
     {tfl::BuiltinOperator_AVERAGE_POOL_2D, read_pool2d},
     {tfl::BuiltinOperator_BATCH_MATMUL, read_batch_matmul},
+    {tfl::BuiltinOperator_BROADCAST_TO, nullptr},
     {tfl::BuiltinOperator_CONCATENATION, read_concatenation},
     {tfl::BuiltinOperator_CONV_2D, read_conv2d},
     {tfl::BuiltinOperator_DEPTHWISE_CONV_2D, read_depthwise_conv2d},
@@ -312,6 +321,7 @@ const BuiltinOperatorInfo kBuiltinOperators[] = {
     {tfl::BuiltinOperator_DEQUANTIZE, nullptr},
     {tfl::BuiltinOperator_EXP, nullptr},
     {tfl::BuiltinOperator_EXPAND_DIMS, nullptr},
+    {tfl::BuiltinOperator_FILL, nullptr},
     {tfl::BuiltinOperator_FULLY_CONNECTED, read_fully_connected},
     {tfl::BuiltinOperator_GATHER, read_gather},
     {tfl::BuiltinOperator_HARD_SWISH, nullptr},
@@ -338,6 +348,7 @@ const BuiltinOperatorInfo kBuiltinOperators[] = {
     {tfl::BuiltinOperator_RESIZE_BILINEAR, read_resize<tfl::ResizeBilinearOptions>},
     {tfl::BuiltinOperator_RESIZE_NEAREST_NEIGHBOR, read_resize<tfl::ResizeNearestNeighborOptions>},
     {tfl::BuiltinOperator_RSQRT, nullptr},
+    {tfl::BuiltinOperator_SHAPE, read_shape},
     {tfl::BuiltinOperator_SLICE, nullptr},
     {tfl::BuiltinOperator_SOFTMAX, read_softmax},
     {tfl::BuiltinOperator_SPACE_TO_DEPTH, read_space_to_depth},
@@ -351,6 +362,7 @@ const BuiltinOperatorInfo kBuiltinOperators[] = {
     {tfl::BuiltinOperator_SUM, read_reducer},
     {tfl::BuiltinOperator_SVDF, read_svdf},
     {tfl::BuiltinOperator_TANH, nullptr},
+    {tfl::BuiltinOperator_TILE, nullptr},
     {tfl::BuiltinOperator_TRANSPOSE, nullptr},
     {tfl::BuiltinOperator_TRANSPOSE_CONV, read_transpose_conv},
     {tfl::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM, read_unidirectional_sequence_lstm},

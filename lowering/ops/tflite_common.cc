@@ -89,7 +89,7 @@ namespace {
 QuantizedMultiplier multiplier_below_one(const Node& node, double real, const std::string& what) {
   if (!(real > 0.0 && real < 1.0))
     node_error(node, "the " + what + " rescaling factor " + std::to_string(real) +
-                         " is not in (0, 1), which TFLite's int8 kernel requires");
+                         " is not in (0, 1), which TFLite's quantized kernel requires");
   return quantize_multiplier(real);
 }
 
@@ -101,20 +101,21 @@ QuantizedMultiplier multiplier_below_one(const Node& node, double real, const st
 AddSubMultipliers add_sub_multipliers(const Graph& g, const Node& node, bool subtract) {
   float s1 = float_scale(g, node.inputs[0]), s2 = float_scale(g, node.inputs[1]);
   float out = float_scale(g, node.outputs[0]);
+  int left_shift = g.tensor(node.outputs[0]).dtype == DataType::Int(16) ? kAddSubLeftShiftInt16 : kAddSubLeftShift;
   double real1, real2, real_out;
   if (!subtract) {
     double twice_max_input_scale = 2 * static_cast<double>(std::max(s1, s2));
     real1 = static_cast<double>(s1) / twice_max_input_scale;
     real2 = static_cast<double>(s2) / twice_max_input_scale;
-    real_out = twice_max_input_scale / ((1 << kAddSubLeftShift) * static_cast<double>(out));
+    real_out = twice_max_input_scale / ((1 << left_shift) * static_cast<double>(out));
   } else {
     float twice_max_input_scale = 2 * std::max(s1, s2);
     real1 = static_cast<double>(s1 / twice_max_input_scale);
     real2 = static_cast<double>(s2 / twice_max_input_scale);
-    real_out = static_cast<double>(twice_max_input_scale / ((1 << kAddSubLeftShift) * out));
+    real_out = static_cast<double>(twice_max_input_scale / ((1 << left_shift) * out));
   }
   return {multiplier_below_one(node, real1, "first input's"), multiplier_below_one(node, real2, "second input's"),
-          multiplier_below_one(node, real_out, "output")};
+          multiplier_below_one(node, real_out, "output"), left_shift};
 }
 
 // MUL (mul_common.cc): input1_scale * input2_scale / output_scale in double precision.

@@ -53,14 +53,18 @@ ir::Expr clamp(ir::Expr x, const QuantizedRange& range);
 std::vector<QuantizedMultiplier> channel_multipliers(const Graph& g, TensorId input, TensorId filter, TensorId output,
                                                      int64_t channels);
 
-// ADD and SUB scale each zero-point-corrected input by 2^20 before rescaling, so that
-// the rescaled inputs keep 20 bits of precision below the output's unit.
+// ADD and SUB scale each zero-point-corrected int8 input by 2^20 before rescaling, so that
+// the rescaled inputs keep 20 bits of precision below the output's unit; int16 inputs by
+// 2^15, which keeps the sum of two (65535 << 15 each) inside the int32 accumulator.
 constexpr int kAddSubLeftShift = 20;
+constexpr int kAddSubLeftShiftInt16 = 15;
 
-// The three rescalings of an int8 ADD or SUB (TFLite's ArithmeticParams), computed as
-// TFLite Micro's Prepare computes them; node_error when a factor is outside (0, 1).
+// The three rescalings of an int8 or int16 ADD or SUB (TFLite's ArithmeticParams), computed
+// as TFLite Micro's Prepare computes them (left_shift by the output's type); node_error when
+// a factor is outside (0, 1).
 struct AddSubMultipliers {
   QuantizedMultiplier input1, input2, output;
+  int left_shift;
 };
 AddSubMultipliers add_sub_multipliers(const Graph& g, const Node& node, bool subtract);
 // The rescaling of an int8 MUL: input1_scale * input2_scale / output_scale.

@@ -447,10 +447,23 @@ LoweredOp lower_fc(const LowerContext& ctx) {
 // columns ascending, so filter rows and columns descending — then adds the bias, so float
 // sums round as TFLite's do. The padding is the SAME or VALID padding of a convolution
 // from the output's size to the input's.
-std::vector<int64_t> constant_output_shape(const Graph& g, const Node& node) {
+//
+// The output shape is the output_shape operand's values when they are known at compile time
+// (a constant, or computed from SHAPE and folded), and must then agree with the shape the
+// model declares for the output. TensorFlow Lite Micro never reads the operand (its Prepare
+// sizes everything from the declared output), so when the operand is computed at run time
+// (a graph input) the declared shape is the output shape, as there.
+std::vector<int64_t> transpose_conv_output_shape(const Graph& g, const Node& node) {
   const Tensor& shape = require_input(g, node, 0);
-  if (!shape.is_constant() || shape.shape.size() != 1 || !shape.dtype.is_integer())
-    node_error(node, "the output shape (input 0) must be a constant 1-D integer tensor");
+  const Tensor& declared = g.tensor(node.outputs.at(0));
+  if (shape.shape.size() != 1 || !shape.dtype.is_integer())
+    node_error(node, "the output shape (input 0) must be a 1-D integer tensor, got " + shape.dtype.str() + shape_str(shape.shape));
+  if (!shape.is_constant()) {
+    if (!declared.shape_known)
+      node_error(node, "the output shape (input 0) is computed at run time and the model declares no shape for output '" +
+                           declared.name + "'");
+    return declared.shape;
+  }
   std::vector<int64_t> values = shape.ints();
   for (int64_t v : values)
     if (v < 1 || v > kMaxTensorElements)
@@ -465,7 +478,7 @@ struct TransposeConvGeometry {
 TransposeConvGeometry transpose_conv_geometry(const Graph& g, const Node& node) {
   const Tensor& filter = require_input(g, node, 1);
   const Tensor& in = require_input(g, node, 2);
-  std::vector<int64_t> out = constant_output_shape(g, node);
+  std::vector<int64_t> out = transpose_conv_output_shape(g, node);
   if (in.shape.size() != 4 || filter.shape.size() != 4 || out.size() != 4)
     node_error(node, "output shape, filter and input must be 4-D (NHWC, filter OHWI)");
   if (filter.shape[3] != in.shape[3])

@@ -1,13 +1,14 @@
 // TFLite operators that move data without computing on it: TRANSPOSE, CONCATENATION,
-// PAD, PADV2, SPLIT, SPLIT_V, SLICE, GATHER, STRIDED_SLICE, PACK, UNPACK, DEPTH_TO_SPACE
-// and SPACE_TO_DEPTH.
+// PAD, PADV2, SPLIT, SPLIT_V, SLICE, GATHER, TILE, BROADCAST_TO, FILL, STRIDED_SLICE, PACK,
+// UNPACK, DEPTH_TO_SPACE and SPACE_TO_DEPTH.
 //
 // TensorFlow Lite Micro copies quantized values as they are (an int8 TRANSPOSE or
 // CONCATENATION does not requantize: the converter gives input and output one
 // quantization), so each kernel here serves every type. Where TFLite's semantics are an
 // ONNX operator's once the compile-time operands are known, the operator is translated
 // into that one and uses its index logic (tflite_common.h: translated_op): TRANSPOSE,
-// CONCATENATION, PAD, PADV2, SPLIT, SPLIT_V, SLICE and GATHER. STRIDED_SLICE (its masks),
+// CONCATENATION, PAD, PADV2, SPLIT, SPLIT_V, SLICE, GATHER, TILE, BROADCAST_TO and FILL
+// (the last two as Expand). STRIDED_SLICE (its masks),
 // PACK, UNPACK and the NHWC DEPTH_TO_SPACE / SPACE_TO_DEPTH have rules of their own,
 // written here over the shared gather_elements.
 #include <algorithm>
@@ -149,6 +150,41 @@ Node translate_gather(const Graph&, const Node& node) {
   if (node.attr_int("batch_dims", 0) != 0) node_error(node, "batch_dims other than 0 is not supported");
   Node t = tflite::as_operator(node, "Gather");
   t.attrs["axis"] = node.attr_int("axis", 0);
+  return t;
+}
+
+// TILE(x, multiples): Tile, the same operands.
+Node translate_tile(const Graph&, const Node& node) { return tflite::as_operator(node, "Tile"); }
+
+// BROADCAST_TO(x, shape): Expand to `shape`. TFLite broadcasts one way only: each
+// dimension of x (aligned at the back) is 1 or the requested size, and x has no more
+// dimensions than `shape` (Expand would also widen the requested 1s to x's sizes).
+void check_broadcast_to(const Graph& g, const Node& node) {
+  const Tensor& x = require_input(g, node, 0);
+  std::vector<int64_t> shape = constant_ints(g, node, 1, "shape");
+  bool fits = x.shape.size() <= shape.size();
+  for (size_t d = 0; fits && d < x.shape.size(); ++d) {
+    int64_t in = x.shape[x.shape.size() - 1 - d], out = shape[shape.size() - 1 - d];
+    fits = in == 1 || in == out;
+  }
+  if (!fits) node_error(node, "cannot broadcast " + shape_str(x.shape) + " to " + shape_str(shape));
+}
+
+Node translate_broadcast_to(const Graph&, const Node& node) { return tflite::as_operator(node, "Expand"); }
+
+// FILL(dims, value): the scalar `value` broadcast to shape `dims`, an Expand of value (which
+// may be computed at run time) to dims.
+void check_fill(const Graph& g, const Node& node) {
+  const Tensor& value = require_input(g, node, 1);
+  if (!value.shape.empty()) node_error(node, "value must be a scalar, got " + shape_str(value.shape));
+  const Tensor& dims = require_input(g, node, 0);
+  if (dims.dtype != DataType::Int(32) && dims.dtype != DataType::Int(64))
+    node_error(node, "dims is " + dims.dtype.str() + "; TFLite takes int32 or int64");
+}
+
+Node translate_fill(const Graph&, const Node& node) {
+  Node t = tflite::as_operator(node, "Expand");
+  t.inputs = {node.inputs.at(1), node.inputs.at(0)};
   return t;
 }
 
@@ -376,6 +412,9 @@ AOTC_REGISTER_OP("tfl.SPLIT", tflite::translated_op(translate_split));
 AOTC_REGISTER_OP("tfl.SPLIT_V", tflite::translated_op(translate_split_v));
 AOTC_REGISTER_OP("tfl.SLICE", tflite::translated_op(translate_slice).with({Role::kAnchor}));
 AOTC_REGISTER_OP("tfl.GATHER", tflite::translated_op(translate_gather).with({Role::kAnchor}));
+AOTC_REGISTER_OP("tfl.TILE", tflite::translated_op(translate_tile).with({Role::kAnchor}));
+AOTC_REGISTER_OP("tfl.BROADCAST_TO", tflite::translated_op(translate_broadcast_to, check_broadcast_to).with({Role::kAnchor}));
+AOTC_REGISTER_OP("tfl.FILL", tflite::translated_op(translate_fill, check_fill).with({Role::kAnchor}));
 AOTC_REGISTER_OP("tfl.STRIDED_SLICE", kernel_op(infer_strided_slice, lower_strided_slice).with({Role::kAnchor}));
 AOTC_REGISTER_OP("tfl.PACK", kernel_op(infer_pack, lower_pack));
 AOTC_REGISTER_OP("tfl.UNPACK", kernel_op(infer_unpack, lower_unpack));

@@ -1,16 +1,26 @@
-// TFLite ADD, SUB and MUL on float32 and int8 tensors, with numpy broadcasting and a
-// fused activation.
+// TFLite ADD, SUB and MUL on float32, int8 and int32 tensors, ADD and SUB also on int16
+// tensors, with numpy broadcasting and a fused activation.
 //
-// The int8 kernels repeat TensorFlow Lite Micro's reference kernels (integer_ops/add.h,
-// reference/sub.h, integer_ops/mul.h) step for step, because their output must be
-// bit-identical: ADD and SUB bring both inputs to a common scale with 20 bits of headroom
-// before adding and requantize the sum; MUL requantizes the product of the
-// zero-point-corrected inputs. The multipliers are computed at compile time exactly as
-// TFLite Micro's Prepare functions compute them, roundings included.
+// The quantized kernels repeat TensorFlow Lite Micro's reference kernels (integer_ops/add.h,
+// reference/add.h, reference/sub.h, integer_ops/mul.h) step for step, because their output
+// must be bit-identical: ADD and SUB bring both inputs to a common scale with 20 bits of
+// headroom (int8) or 15 (int16) before adding and requantize the sum; MUL requantizes the
+// product of the zero-point-corrected inputs. The multipliers are computed at compile time
+// exactly as TFLite Micro's Prepare functions compute them, roundings included.
+//
+// int16 ADD and SUB take that general path whatever the pot_scale_int16 option says:
+// TensorFlow Lite Micro's ADD calls reference_ops::Add with pot_scale false, and its SUB
+// has no power-of-two variant (TFLite's own power-of-two path, for zero points 0 and
+// power-of-two scales, is not what TFLite Micro runs).
+//
+// int32 (unquantized; shape arithmetic: sizes multiplied or offset) wraps on overflow, where
+// TFLite's `a + b` is undefined. TensorFlow Lite Micro's int32 ADD clamps to the whole int32
+// range whatever its fused activation says; its SUB and MUL clamp to the activation's range.
 #include <algorithm>
 #include <functional>
 
 #include "lowering/ir/runtime_calls.h"
+#include "lowering/ops/elementwise.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/tflite_common.h"
@@ -27,7 +37,7 @@ enum class Arithmetic { kAdd, kSub, kMul };
 
 using ElementFunction = std::function<Expr(Expr, Expr)>;
 
-// An int8 value as int32 relative to its zero point.
+// A quantized value as int32 relative to its zero point.
 Expr centered(const Graph& g, TensorId id, Expr value) {
   return ir::cast(DataType::Int(32), std::move(value)) - tflite::zero_point_of(g, id);
 }
@@ -54,26 +64,31 @@ Expr requantized_s8(Expr value, const QuantizedMultiplier& m, int32_t zero_point
   return range.min > -128 ? ir::max(out, range.min) : out;
 }
 
-// An ADD or SUB input c (centred) rescaled: requantized(c * 2^20, m). The input with the
-// larger scale has the factor 1/2, a multiplier of exactly 2^30: its high multiply halves
-// c * 2^20 exactly (an even number: the rounding nudge is below a half) and the right
-// shift e <= 19 divides c * 2^19 exactly, so the result is c * 2^(19 - e), one shift.
-Expr rescaled_input(Expr c, const QuantizedMultiplier& m) {
-  int64_t exponent = tflite::kAddSubLeftShift - 1 + m.shift;
+// An ADD or SUB input c (centred) rescaled: requantized(c * 2^L, m), L the left shift (20
+// for int8, 15 for int16). The input with the larger scale has the factor 1/2, a
+// multiplier of exactly 2^30: its high multiply halves c * 2^L exactly (an even number:
+// the rounding nudge is below a half) and the right shift e <= L - 1 divides c * 2^(L - 1)
+// exactly, so the result is c * 2^(L - 1 - e), one shift.
+Expr rescaled_input(Expr c, const QuantizedMultiplier& m, int left_shift) {
+  int64_t exponent = left_shift - 1 + m.shift;
   if (m.multiplier == (int64_t{1} << 30) && m.shift <= 0 && exponent >= 0) return std::move(c) * (int64_t{1} << exponent);
-  return requantized(std::move(c) * (1 << tflite::kAddSubLeftShift), m);
+  return requantized(std::move(c) * (1 << left_shift), m);
 }
 
-ElementFunction int8_add_sub(const Graph& g, const Node& node, Arithmetic op) {
+// int8 and int16 (reference_ops::AddElementwise and SubElementwise, one formula for both
+// types but the left shift): the raw sum stays inside int32 for every input pair.
+ElementFunction quantized_add_sub(const Graph& g, const Node& node, Arithmetic op) {
   tflite::AddSubMultipliers m = tflite::add_sub_multipliers(g, node, op == Arithmetic::kSub);
   TensorId in1 = node.inputs[0], in2 = node.inputs[1], out = node.outputs[0];
   QuantizedRange range = tflite::output_range(g, node, out);
   int32_t out_zero_point = tflite::zero_point_of(g, out);
+  bool int8 = tflite::is_int8(g, out);
   return [=, &g](Expr a, Expr b) {
-    Expr scaled1 = rescaled_input(centered(g, in1, a), m.input1);
-    Expr scaled2 = rescaled_input(centered(g, in2, b), m.input2);
+    Expr scaled1 = rescaled_input(centered(g, in1, a), m.input1, m.left_shift);
+    Expr scaled2 = rescaled_input(centered(g, in2, b), m.input2, m.left_shift);
     Expr raw = op == Arithmetic::kAdd ? scaled1 + scaled2 : scaled1 - scaled2;
-    return requantized_s8(raw, m.output, out_zero_point, range);
+    if (int8) return requantized_s8(raw, m.output, out_zero_point, range);
+    return tflite::clamp(requantized(raw, m.output) + out_zero_point, range);
   };
 }
 
@@ -94,9 +109,24 @@ ElementFunction float_arithmetic(const Node& node, Arithmetic op) {
   };
 }
 
+// CalculateActivationRange on int32: RELU [0, max], RELU6 [0, 6], RELU_N1_TO_1 [-1, 1].
+ElementFunction int32_arithmetic(const Node& node, Arithmetic op) {
+  std::string act = op == Arithmetic::kAdd ? "NONE" : node.attr_string("fused_activation", "NONE");
+  if (act != "NONE" && act != "RELU" && act != "RELU6" && act != "RELU_N1_TO_1")
+    node_error(node, "fused activation " + act + " is not supported");
+  return [op, act](Expr a, Expr b) {
+    Expr raw = op == Arithmetic::kAdd ? wrapping_add(a, b) : op == Arithmetic::kSub ? wrapping_sub(a, b) : wrapping_mul(a, b);
+    if (act == "NONE") return raw;
+    Expr low = ir::make_int(act == "RELU_N1_TO_1" ? -1 : 0, DataType::Int(32));
+    if (act == "RELU") return ir::max(raw, low);
+    return ir::min(ir::max(raw, low), ir::make_int(act == "RELU6" ? 6 : 1, DataType::Int(32)));
+  };
+}
+
 ElementFunction element_function(const Graph& g, const Node& node, Arithmetic op) {
-  if (!tflite::is_int8(g, node.inputs[0])) return float_arithmetic(node, op);
-  return op == Arithmetic::kMul ? int8_mul(g, node) : int8_add_sub(g, node, op);
+  if (g.tensor(node.inputs[0]).dtype == DataType::Float32()) return float_arithmetic(node, op);
+  if (g.tensor(node.inputs[0]).dtype == DataType::Int(32)) return int32_arithmetic(node, op);
+  return op == Arithmetic::kMul ? int8_mul(g, node) : quantized_add_sub(g, node, op);
 }
 
 // ---------------------------------------------------------------- operator
@@ -105,10 +135,18 @@ void infer_arithmetic(Graph& g, Node& node, Arithmetic op) {
   const Tensor& a = require_input(g, node, 0);
   const Tensor& b = require_input(g, node, 1);
   if (a.dtype != b.dtype) node_error(node, "inputs have different types " + a.dtype.str() + " and " + b.dtype.str());
-  if (a.dtype != DataType::Float32() && a.dtype != DataType::Int(8))
-    node_error(node, "input '" + a.name + "' is " + a.dtype.str() + "; only float32 and int8 are supported");
+  bool int16_supported = op != Arithmetic::kMul;
+  if (a.dtype != DataType::Float32() && a.dtype != DataType::Int(8) && a.dtype != DataType::Int(32) &&
+      !(int16_supported && a.dtype == DataType::Int(16)))
+    node_error(node, "input '" + a.name + "' is " + a.dtype.str() + "; only float32, int8, " +
+                         (int16_supported ? "int16 and int32" : "and int32") + " are supported");
   tflite::set_declared_output(g, node, 0, a.dtype, broadcast_shapes(node, a.shape, b.shape));
-  if (a.dtype == DataType::Int(8)) {
+  if (a.dtype == DataType::Int(32)) {
+    for (TensorId id : {node.inputs[0], node.inputs[1], node.outputs[0]})
+      if (!g.tensor(id).quant.empty())
+        node_error(node, "tensor '" + g.tensor(id).name + "' is a quantized int32; int32 arithmetic takes unquantized tensors (as TFLite Micro's ADD and SUB require)");
+    element_function(g, node, op);  // rejects an activation it has no int32 range for
+  } else if (a.dtype != DataType::Float32()) {
     for (TensorId id : {node.inputs[0], node.inputs[1], node.outputs[0]})
       tflite::require_per_tensor_quantized(g, node, id);
     element_function(g, node, op);  // rejects multipliers TFLite rejects, now rather than at lowering

@@ -7,7 +7,13 @@
 // activations_common.cc, leaky_relu_common.cc) for the multipliers, and reference_integer_ops / reference_ops for the arithmetic, with the
 // fixed-point primitives of TFLite's common.h and gemmlowp's fixedpoint.h. The inputs cover
 // every int8 value (every pair for binary operators), every int16 value for the int16
-// activations, zero points at both ends of the type, and saturating outputs.
+// activations and ADD / SUB (add_common.cc, sub_common.cc, left shift 15), zero points at
+// both ends of the type, and saturating outputs.
+//
+// Also SHAPE and the shape arithmetic converters build on it (STRIDED_SLICE, PACK, GATHER,
+// CONCATENATION, int32 MUL into RESHAPE, TILE, BROADCAST_TO, FILL, TRANSPOSE_CONV's output
+// shape): folded at compile time where it can be, and the values checked against loops
+// written from TFLite's reference_ops.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -490,6 +496,100 @@ TEST(TfliteRsqrt, Int16IsACompileErrorNamingTheNode) {
   EXPECT_NE(failure.output.find(message), std::string::npos) << failure.output;
 }
 
+// ---------------------------------------------------------------- ADD, SUB (int16)
+
+// One int16 ADD or SUB's parameters: scales, zero points, fused activation and the
+// pot_scale_int16 option (which TFLite Micro ignores).
+struct Int16AddSubCase {
+  bool subtract;
+  float sa;
+  int32_t za;
+  float sb;
+  int32_t zb;
+  float sy;
+  int32_t zy;
+  tfl::ActivationFunctionType activation;
+  bool pot_scale_int16;
+};
+
+// reference_ops::AddElementwise / SubElementwise on int16 with the parameters of
+// CalculateOpDataAdd (add_common.cc: the scales combined in double) or CalculateOpDataSub
+// (sub_common.cc: in float, then widened), left_shift 15, and the activation range of
+// CalculateActivationRangeQuantized. TFLite Micro's ADD passes pot_scale = false to
+// reference_ops::Add and its SUB has no other path, so this is the only int16 formula.
+int16_t tflm_int16_add_sub(int16_t a, int16_t b, const Int16AddSubCase& c) {
+  const int left_shift = 15;
+  double real_a, real_b, real_y;
+  if (!c.subtract) {
+    const double twice_max_input_scale = 2 * static_cast<double>(std::max(c.sa, c.sb));
+    real_a = static_cast<double>(c.sa) / twice_max_input_scale;
+    real_b = static_cast<double>(c.sb) / twice_max_input_scale;
+    real_y = twice_max_input_scale / ((1 << left_shift) * static_cast<double>(c.sy));
+  } else {
+    const float twice_max_input_scale = 2 * std::max(c.sa, c.sb);
+    real_a = static_cast<double>(c.sa / twice_max_input_scale);
+    real_b = static_cast<double>(c.sb / twice_max_input_scale);
+    real_y = static_cast<double>(twice_max_input_scale / ((1 << left_shift) * c.sy));
+  }
+  Multiplier ma = quantize(real_a), mb = quantize(real_b), my = quantize(real_y);
+  int32_t lo = -32768, hi = 32767;
+  if (c.activation == tfl::ActivationFunctionType_RELU) lo = std::max(lo, c.zy);
+  if (c.activation == tfl::ActivationFunctionType_RELU6) {
+    lo = std::max(lo, c.zy);
+    hi = std::min(hi, c.zy + static_cast<int32_t>(std::round(6.0f / c.sy)));
+  }
+  const int32_t shifted_a = (a - c.za) * (1 << left_shift), shifted_b = (b - c.zb) * (1 << left_shift);
+  const int32_t scaled_a = mbqm(shifted_a, ma.multiplier, ma.shift), scaled_b = mbqm(shifted_b, mb.multiplier, mb.shift);
+  const int32_t raw = c.subtract ? scaled_a - scaled_b : scaled_a + scaled_b;
+  return static_cast<int16_t>(clamp_to(mbqm(raw, my.multiplier, my.shift) + c.zy, lo, hi));
+}
+
+// Every int16 value of a [65536, 1] against the eight values of b [1, 8] (broadcast), one
+// int16 ADD or SUB through the C.
+void check_int16_add_sub(const Int16AddSubCase& c) {
+  SCOPED_TRACE(std::string(c.subtract ? "SUB" : "ADD") + " scales " + std::to_string(c.sa) + ", " + std::to_string(c.sb) +
+               ", " + std::to_string(c.sy) + " zero points " + std::to_string(c.za) + ", " + std::to_string(c.zb) + ", " +
+               std::to_string(c.zy));
+  std::vector<int16_t> a = every_value<int16_t>(), b = {-32768, -20000, -1, 0, 1, 777, 20000, 32767};
+  TfliteModelBuilder builder;
+  int32_t ia = builder.input("a", kI16, {65536, 1}, c.sa, c.za), ib = builder.input("b", kI16, {1, 8}, c.sb, c.zb);
+  int32_t out = builder.output("y", kI16, {65536, 8}, c.sy, c.zy);
+  if (c.subtract) {
+    builder.op(tfl::BuiltinOperator_SUB, {ia, ib}, {out}, tfl::BuiltinOptions_SubOptions,
+               [c](FBB& f) { return tfl::CreateSubOptions(f, c.activation, c.pot_scale_int16).Union(); });
+  } else {
+    builder.op(tfl::BuiltinOperator_ADD, {ia, ib}, {out}, tfl::BuiltinOptions_AddOptions,
+               [c](FBB& f) { return tfl::CreateAddOptions(f, c.activation, c.pot_scale_int16).Union(); });
+  }
+  std::vector<std::string> got = run_model(builder, {bytes_of(a), bytes_of(b)}, 1);
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<int16_t> y = values_of<int16_t>(got[0]);
+  ASSERT_EQ(y.size(), a.size() * b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = 0; j < b.size(); ++j)
+      ASSERT_EQ(y[i * b.size() + j], tflm_int16_add_sub(a[i], b[j], c)) << "a = " << a[i] << ", b = " << b[j];
+}
+
+TEST(TfliteInt16AddSub, MatchTfliteMicro) {
+  const auto kNone = tfl::ActivationFunctionType_NONE, kRelu = tfl::ActivationFunctionType_RELU;
+  const auto kRelu6 = tfl::ActivationFunctionType_RELU6;
+  // As the converter writes 16x8 models (zero points 0), with saturating sums.
+  check_int16_add_sub({false, 0.0003f, 0, 0.0005f, 0, 0.0006f, 0, kNone, false});
+  check_int16_add_sub({true, 0.0003f, 0, 0.0005f, 0, 0.0006f, 0, kNone, false});
+  // Equal input scales (the factor 1/2 on both, exactly 2^30) and power-of-two scales with
+  // pot_scale_int16 set, where TFLite (not Micro) would take its power-of-two path.
+  check_int16_add_sub({false, 1.0f / 4096, 0, 1.0f / 4096, 0, 1.0f / 2048, 0, kNone, true});
+  check_int16_add_sub({true, 1.0f / 4096, 0, 1.0f / 8192, 0, 1.0f / 4096, 0, kRelu, true});
+  // Zero points off 0 (TFLite Micro accepts them) and the fused activations' clamps.
+  check_int16_add_sub({false, 0.0002f, -300, 0.0007f, 1200, 0.0004f, 55, kRelu, false});
+  check_int16_add_sub({true, 0.001f, 7, 0.0002f, -9, 0.0003f, -1000, kRelu6, true});
+  // The scales of TensorFlow Lite Micro's seanet sub0 model: combined in double (ADD) and in
+  // float (SUB) they give multipliers a few units apart, and 144 of these outputs one apart,
+  // so each operator must combine them as its own Prepare does.
+  for (bool subtract : {false, true})
+    check_int16_add_sub({subtract, 0.0009693715837784111f, 0, 8.709842404641677e-06f, 0, 0.0005941494018770754f, 0, kNone, false});
+}
+
 // ---------------------------------------------------------------- SQUARED_DIFFERENCE
 
 // SquaredDifference(x, y, params) with PrepareQuantized's parameters.
@@ -803,6 +903,297 @@ TEST(TfliteFusedChains, EachStepRequantizesToItsOwnOutputAsTfliteMicroDoes) {
     b.op(BuiltinOperator_ADD, {r, bt}, {y});
     check(b, [&](size_t i, size_t c) { return add_sub_s8(relu_s8(x[i], qx, qm), beta[c], qm, qb, qy, false); });
   }
+}
+
+// ---------------------------------------------------------------- SHAPE and what is computed from it
+
+// The IR after fold_constants of `model` (aotc compile --print-after fold_constants).
+std::string folded_ir(const TfliteModelBuilder& model) {
+  TempDir dir("aotc-tflite-values");
+  model.write(dir.path() + "/model.tflite");
+  Result ir = run({"compile", dir.path() + "/model.tflite", "-o", dir.path() + "/out", "--print-after", "fold_constants"});
+  EXPECT_EQ(ir.status, 0) << ir.output;
+  return ir.output;
+}
+
+int32_t int32_scalar(TfliteModelBuilder& b, const std::string& name, int32_t value) {
+  return b.constant(name, kI32, {}, std::vector<int32_t>{value});
+}
+
+int32_t int32_vector(TfliteModelBuilder& b, const std::string& name, const std::vector<int32_t>& values) {
+  return b.constant(name, kI32, {static_cast<int32_t>(values.size())}, values);
+}
+
+TfliteModelBuilder::OptionsFn shape_options(tfl::TensorType out_type) {
+  return [out_type](FBB& f) { return tfl::CreateShapeOptions(f, out_type).Union(); };
+}
+
+// dim = STRIDED_SLICE(shape, [index], [index + 1], [1]) with shrink_axis_mask 1: one
+// dimension of a SHAPE as a scalar, as converters write it.
+int32_t shape_dim(TfliteModelBuilder& b, int32_t shape, int32_t index, const std::string& name) {
+  int32_t dim = b.tensor(TfliteModelBuilder::spec(name, kI32, {}));
+  b.op(tfl::BuiltinOperator_STRIDED_SLICE,
+       {shape, int32_vector(b, name + "_begin", {index}), int32_vector(b, name + "_end", {index + 1}),
+        int32_vector(b, name + "_strides", {1})},
+       {dim}, tfl::BuiltinOptions_StridedSliceOptions,
+       [](FBB& f) { return tfl::CreateStridedSliceOptions(f, 0, 0, 0, 0, 1).Union(); });
+  return dim;
+}
+
+// An SSD box head as the converter writes it: x -> SHAPE -> STRIDED_SLICE(shrink) -> the
+// batch b -> PACK([b, -1, 3]) -> RESHAPE(x, that) -> ADD. The shape arithmetic folds away
+// (no SHAPE, STRIDED_SLICE or PACK kernel is left) and the values are x's, reshaped, plus
+// the bias along the last axis.
+TEST(TfliteShapeArithmetic, SsdHeadReshapeFoldsAndComputesTheSpecsValues) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kF32, {1, 4, 3, 6});
+  int32_t shape = b.tensor(TfliteModelBuilder::spec("x_shape", kI32, {4}));
+  b.op(tfl::BuiltinOperator_SHAPE, {x}, {shape}, tfl::BuiltinOptions_ShapeOptions, shape_options(kI32));
+  int32_t batch = shape_dim(b, shape, 0, "batch");
+  int32_t packed = b.tensor(TfliteModelBuilder::spec("boxes_shape", kI32, {3}));
+  b.op(tfl::BuiltinOperator_PACK, {batch, int32_scalar(b, "rest", -1), int32_scalar(b, "coords", 3)}, {packed},
+       tfl::BuiltinOptions_PackOptions, [](FBB& f) { return tfl::CreatePackOptions(f, 3, 0).Union(); });
+  int32_t boxes = b.tensor(TfliteModelBuilder::spec("boxes", kF32, {1, 24, 3}));
+  b.op(tfl::BuiltinOperator_RESHAPE, {x, packed}, {boxes});
+  std::vector<float> bias = {0.5f, -1.0f, 2.0f};
+  int32_t y = b.output("y", kF32, {1, 24, 3});
+  b.op(tfl::BuiltinOperator_ADD, {boxes, b.constant("bias", kF32, {3}, bias)}, {y});
+
+  std::string ir = folded_ir(b);
+  for (const char* folded : {"tfl.SHAPE", "tfl.STRIDED_SLICE", "tfl.PACK"})
+    EXPECT_EQ(ir.find(folded), std::string::npos) << folded << " is left after fold_constants:\n" << ir;
+  EXPECT_NE(ir.find("= tfl.ADD("), std::string::npos) << ir;
+
+  std::vector<float> xs(72);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i) * 0.25f - 9.0f;
+  std::vector<std::string> got = run_model(b, {bytes_of(xs)}, 1);
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<float> ys = values_of<float>(got[0]);
+  ASSERT_EQ(ys.size(), 72u);
+  for (size_t row = 0; row < 24; ++row)
+    for (size_t k = 0; k < 3; ++k) EXPECT_EQ(ys[row * 3 + k], xs[row * 3 + k] + bias[k]) << row << ", " << k;
+}
+
+// SHAPE with out_type INT64 -> GATHER -> CONCATENATION with [-1] -> RESHAPE's shape, on
+// int8; and a SHAPE that is itself a graph output keeps a kernel that writes the dimensions.
+TEST(TfliteShapeArithmetic, Int64ShapeThroughGatherAndConcatenationAndAShapeOutput) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kI8, {2, 3, 4}, 0.1f, -3);
+  int32_t shape = b.tensor(TfliteModelBuilder::spec("x_shape", tfl::TensorType_INT64, {3}));
+  b.op(tfl::BuiltinOperator_SHAPE, {x}, {shape}, tfl::BuiltinOptions_ShapeOptions, shape_options(tfl::TensorType_INT64));
+  int32_t outer = b.tensor(TfliteModelBuilder::spec("outer", tfl::TensorType_INT64, {2}));
+  b.op(tfl::BuiltinOperator_GATHER, {shape, int32_vector(b, "which", {0, 2})}, {outer}, tfl::BuiltinOptions_GatherOptions,
+       [](FBB& f) { return tfl::CreateGatherOptions(f, 0).Union(); });
+  int32_t requested = b.tensor(TfliteModelBuilder::spec("requested", tfl::TensorType_INT64, {3}));
+  b.op(tfl::BuiltinOperator_CONCATENATION,
+       {outer, b.constant("rest", tfl::TensorType_INT64, {1}, std::vector<int64_t>{-1})}, {requested},
+       tfl::BuiltinOptions_ConcatenationOptions, [](FBB& f) { return tfl::CreateConcatenationOptions(f, 0).Union(); });
+  int32_t r = b.output("r", kI8, {2, 4, 3}, 0.1f, -3);
+  b.op(tfl::BuiltinOperator_RESHAPE, {x, requested}, {r});
+  int32_t r_shape = b.output("r_shape", kI32, {3});
+  b.op(tfl::BuiltinOperator_SHAPE, {r}, {r_shape}, tfl::BuiltinOptions_ShapeOptions, shape_options(kI32));
+
+  std::string ir = folded_ir(b);
+  for (const char* folded : {"tfl.GATHER", "tfl.CONCATENATION"})
+    EXPECT_EQ(ir.find(folded), std::string::npos) << folded << " is left after fold_constants:\n" << ir;
+  EXPECT_NE(ir.find("= tfl.SHAPE("), std::string::npos) << "the SHAPE that is a graph output keeps its kernel:\n" << ir;
+
+  std::vector<int8_t> xs(24);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<int8_t>(5 * static_cast<int>(i) - 60);
+  std::vector<std::string> got = run_model(b, {bytes_of(xs)}, 2);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(values_of<int8_t>(got[0]), xs);  // a reshape keeps the elements in order
+  EXPECT_EQ(values_of<int32_t>(got[1]), (std::vector<int32_t>{2, 4, 3}));
+}
+
+// TILE, BROADCAST_TO and FILL with operands computed from SHAPE: multiples are x's shape
+// reversed (STRIDED_SLICE with stride -1), BROADCAST_TO and FILL take x's shape.
+TEST(TfliteShapeArithmetic, TileBroadcastToAndFillTakeComputedShapes) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kF32, {2, 3});
+  int32_t row = b.input("row", kF32, {3});
+  int32_t value = b.input("value", kF32, {});
+  int32_t shape = b.tensor(TfliteModelBuilder::spec("x_shape", kI32, {2}));
+  b.op(tfl::BuiltinOperator_SHAPE, {x}, {shape}, tfl::BuiltinOptions_ShapeOptions, shape_options(kI32));
+  int32_t reversed = b.tensor(TfliteModelBuilder::spec("reversed", kI32, {2}));
+  b.op(tfl::BuiltinOperator_STRIDED_SLICE,
+       {shape, int32_vector(b, "rb", {0}), int32_vector(b, "re", {0}), int32_vector(b, "rs", {-1})}, {reversed},
+       tfl::BuiltinOptions_StridedSliceOptions, [](FBB& f) { return tfl::CreateStridedSliceOptions(f, 1, 1).Union(); });
+  int32_t tiled = b.output("tiled", kF32, {6, 6});
+  b.op(tfl::BuiltinOperator_TILE, {x, reversed}, {tiled});
+  int32_t broadcast = b.output("broadcast", kF32, {2, 3});
+  b.op(tfl::BuiltinOperator_BROADCAST_TO, {row, shape}, {broadcast});
+  int32_t filled = b.output("filled", kF32, {2, 3});
+  b.op(tfl::BuiltinOperator_FILL, {shape, value}, {filled});
+
+  std::vector<float> xs = {1, 2, 3, 4, 5, 6}, rows = {-1.5f, 0.25f, 8}, values = {3.75f};
+  std::vector<std::string> got = run_model(b, {bytes_of(xs), bytes_of(rows), bytes_of(values)}, 3);
+  ASSERT_EQ(got.size(), 3u);
+  std::vector<float> t = values_of<float>(got[0]), br = values_of<float>(got[1]), f = values_of<float>(got[2]);
+  ASSERT_EQ(t.size(), 36u);
+  for (size_t i = 0; i < 6; ++i)
+    for (size_t j = 0; j < 6; ++j) EXPECT_EQ(t[i * 6 + j], xs[(i % 2) * 3 + j % 3]) << i << ", " << j;
+  ASSERT_EQ(br.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(br[i], rows[i % 3]) << i;
+  EXPECT_EQ(f, std::vector<float>(6, 3.75f));
+}
+
+// A flatten as the converter writes it: the kept batch and the product of the other
+// dimensions, an int32 MUL of two SHAPE entries, PACKed into RESHAPE's shape; all folded.
+TEST(TfliteShapeArithmetic, FlattenMultipliesShapeEntriesInInt32) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kI8, {2, 3, 4}, 0.5f, 1);
+  int32_t shape = b.tensor(TfliteModelBuilder::spec("x_shape", kI32, {3}));
+  b.op(tfl::BuiltinOperator_SHAPE, {x}, {shape}, tfl::BuiltinOptions_ShapeOptions, shape_options(kI32));
+  int32_t rows = shape_dim(b, shape, 1, "rows"), cols = shape_dim(b, shape, 2, "cols");
+  int32_t features = b.tensor(TfliteModelBuilder::spec("features", kI32, {}));
+  b.op(tfl::BuiltinOperator_MUL, {rows, cols}, {features});
+  int32_t flat_shape = b.tensor(TfliteModelBuilder::spec("flat_shape", kI32, {2}));
+  b.op(tfl::BuiltinOperator_PACK, {shape_dim(b, shape, 0, "batch"), features}, {flat_shape}, tfl::BuiltinOptions_PackOptions,
+       [](FBB& f) { return tfl::CreatePackOptions(f, 2, 0).Union(); });
+  int32_t flat = b.tensor(TfliteModelBuilder::spec("flat", kI8, {2, 12}, 0.5f, 1));
+  b.op(tfl::BuiltinOperator_RESHAPE, {x, flat_shape}, {flat});
+  int32_t y = b.output("y", kI8, {2, 12}, 0.5f, 1);
+  b.op(tfl::BuiltinOperator_RELU, {flat}, {y});
+
+  std::string ir = folded_ir(b);
+  for (const char* folded : {"tfl.SHAPE", "tfl.MUL", "tfl.PACK"})
+    EXPECT_EQ(ir.find(folded), std::string::npos) << folded << " is left after fold_constants:\n" << ir;
+  EXPECT_NE(ir.find("= tfl.RELU("), std::string::npos) << ir;
+  std::vector<int8_t> xs(24);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<int8_t>(7 * static_cast<int>(i) - 80);
+  std::vector<std::string> got = run_model(b, {bytes_of(xs)}, 1);
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<int8_t> want;
+  for (int8_t v : xs) want.push_back(std::max<int8_t>(v, 1));  // RELU at the zero point, same scale
+  EXPECT_EQ(values_of<int8_t>(got[0]), want);
+}
+
+// int32 ADD, SUB and MUL at run time (reference_ops::Add, SubWithActivation, Mul on
+// int32): the plain sums, differences and products, SUB and MUL clamped to their fused
+// activation's range (CalculateActivationRange), ADD to the whole int32 range whatever
+// its activation says (add.cc sets no other), on values that do not overflow.
+TEST(TfliteInt32Arithmetic, AddSubAndMulMatchTfliteMicro) {
+  std::vector<int32_t> a = {-2000000000, -40000, -7, -1, 0, 1, 6, 9, 40000, 2000000000};
+  std::vector<int32_t> c = {-3, 0, 2, 5};
+  for (auto code : {tfl::BuiltinOperator_ADD, tfl::BuiltinOperator_SUB, tfl::BuiltinOperator_MUL}) {
+    for (auto act : {tfl::ActivationFunctionType_NONE, tfl::ActivationFunctionType_RELU6}) {
+      SCOPED_TRACE(std::string(tfl::EnumNameBuiltinOperator(code)) + " " + tfl::EnumNameActivationFunctionType(act));
+      TfliteModelBuilder b;
+      int32_t ia = b.input("a", kI32, {10, 1}), ic = b.input("c", kI32, {1, 4});
+      int32_t y = b.output("y", kI32, {10, 4});
+      if (code == tfl::BuiltinOperator_ADD)
+        b.op(code, {ia, ic}, {y}, tfl::BuiltinOptions_AddOptions, [act](FBB& f) { return tfl::CreateAddOptions(f, act).Union(); });
+      else if (code == tfl::BuiltinOperator_SUB)
+        b.op(code, {ia, ic}, {y}, tfl::BuiltinOptions_SubOptions, [act](FBB& f) { return tfl::CreateSubOptions(f, act).Union(); });
+      else
+        b.op(code, {ia, ic}, {y}, tfl::BuiltinOptions_MulOptions, [act](FBB& f) { return tfl::CreateMulOptions(f, act).Union(); });
+      std::vector<std::string> got = run_model(b, {bytes_of(a), bytes_of(c)}, 1);
+      ASSERT_EQ(got.size(), 1u);
+      std::vector<int32_t> ys = values_of<int32_t>(got[0]);
+      ASSERT_EQ(ys.size(), 40u);
+      for (size_t i = 0; i < a.size(); ++i)
+        for (size_t j = 0; j < c.size(); ++j) {
+          int64_t raw = code == tfl::BuiltinOperator_ADD   ? int64_t{a[i]} + c[j]
+                        : code == tfl::BuiltinOperator_SUB ? int64_t{a[i]} - c[j]
+                                                           : int64_t{a[i]} * c[j];
+          bool clamps = act == tfl::ActivationFunctionType_RELU6 && code != tfl::BuiltinOperator_ADD;
+          if (raw < INT32_MIN || raw > INT32_MAX) continue;  // undefined in TFLite
+          int64_t want = clamps ? std::min<int64_t>(std::max<int64_t>(raw, 0), 6) : raw;
+          EXPECT_EQ(ys[i * c.size() + j], want) << a[i] << ", " << c[j];
+        }
+    }
+  }
+}
+
+// A BROADCAST_TO that would need x's sizes to widen the requested shape (which Expand
+// allows and TFLite does not) is a compile error naming the node.
+TEST(TfliteShapeArithmetic, BroadcastToRejectsAShapeItCannotReach) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kF32, {2, 3});
+  int32_t y = b.output("y", kF32, {2, 3});
+  b.op(tfl::BuiltinOperator_BROADCAST_TO, {x, int32_vector(b, "to", {1, 3})}, {y});
+  TempDir dir("aotc-tflite-values");
+  b.write(dir.path() + "/model.tflite");
+  Result r = run({"compile", dir.path() + "/model.tflite", "-o", dir.path() + "/out"});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("node y (tfl.BROADCAST_TO): cannot broadcast [2, 3] to [1, 3]"), std::string::npos) << r.output;
+}
+
+// reference_ops::TransposeConv (float): every input pixel scattered through the filter
+// (output row iy * stride - pad + fy), then the bias; pad from ComputePaddingHeightWidth
+// with the output as a convolution's input (SAME).
+std::vector<float> transpose_conv_reference(const std::vector<float>& x, const std::vector<float>& w,
+                                            const std::vector<float>& bias, int in_hw, int in_c, int out_hw, int out_c,
+                                            int k, int stride) {
+  const int conv_out = (out_hw + stride - 1) / stride;
+  const int pad = std::max((conv_out - 1) * stride + k - out_hw, 0) / 2;
+  std::vector<float> y(static_cast<size_t>(out_hw * out_hw * out_c), 0.0f);
+  for (int iy = 0; iy < in_hw; ++iy)
+    for (int ix = 0; ix < in_hw; ++ix)
+      for (int ic = 0; ic < in_c; ++ic)
+        for (int fy = 0; fy < k; ++fy)
+          for (int fx = 0; fx < k; ++fx) {
+            int oy = iy * stride - pad + fy, ox = ix * stride - pad + fx;
+            if (oy < 0 || oy >= out_hw || ox < 0 || ox >= out_hw) continue;
+            for (int oc = 0; oc < out_c; ++oc)
+              y[static_cast<size_t>((oy * out_hw + ox) * out_c + oc)] +=
+                  x[static_cast<size_t>((iy * in_hw + ix) * in_c + ic)] * w[static_cast<size_t>(((oc * k + fy) * k + fx) * in_c + ic)];
+          }
+  for (size_t i = 0; i < y.size(); ++i) y[i] += bias[i % static_cast<size_t>(out_c)];
+  return y;
+}
+
+// TRANSPOSE_CONV's output_shape computed from SHAPE (x -> SHAPE -> STRIDED_SLICE -> PACK
+// with the constant sizes, folded), and given as a graph input as TensorFlow Lite Micro's
+// seanet models give it (TFLite Micro reads the declared output shape, never the operand).
+TEST(TfliteShapeArithmetic, TransposeConvTakesAComputedOutputShape) {
+  std::vector<float> xs(18), ws(72), bias = {1, -2, 0.5f, 4};
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+  for (size_t i = 0; i < ws.size(); ++i) ws[i] = static_cast<float>(static_cast<int>(i % 5) - 2) * 0.5f;
+  std::vector<float> want = transpose_conv_reference(xs, ws, bias, 3, 2, 6, 4, 3, 2);
+  for (bool shape_is_input : {false, true}) {
+    SCOPED_TRACE(shape_is_input ? "output_shape a graph input" : "output_shape computed from SHAPE");
+    TfliteModelBuilder b;
+    int32_t out_shape = shape_is_input ? b.input("out_shape", kI32, {4}) : -1;
+    int32_t x = b.input("x", kF32, {1, 3, 3, 2});
+    if (!shape_is_input) {
+      int32_t shape = b.tensor(TfliteModelBuilder::spec("x_shape", kI32, {4}));
+      b.op(tfl::BuiltinOperator_SHAPE, {x}, {shape}, tfl::BuiltinOptions_ShapeOptions, shape_options(kI32));
+      int32_t batch = shape_dim(b, shape, 0, "batch");
+      out_shape = b.tensor(TfliteModelBuilder::spec("stack", kI32, {4}));
+      b.op(tfl::BuiltinOperator_PACK,
+           {batch, int32_scalar(b, "h", 6), int32_scalar(b, "w", 6), int32_scalar(b, "c", 4)}, {out_shape},
+           tfl::BuiltinOptions_PackOptions, [](FBB& f) { return tfl::CreatePackOptions(f, 4, 0).Union(); });
+    }
+    int32_t w = b.constant("w", kF32, {4, 3, 3, 2}, ws), bias_id = b.constant("bias", kF32, {4}, bias);
+    int32_t y = b.output("y", kF32, {1, 6, 6, 4});
+    b.op(tfl::BuiltinOperator_TRANSPOSE_CONV, {out_shape, w, x, bias_id}, {y}, tfl::BuiltinOptions_TransposeConvOptions,
+         [](FBB& f) { return tfl::CreateTransposeConvOptions(f, tfl::Padding_SAME, 2, 2).Union(); });
+    std::vector<std::string> inputs = {bytes_of(xs)};
+    if (shape_is_input) inputs.insert(inputs.begin(), bytes_of(std::vector<int32_t>{1, 6, 6, 4}));
+    std::vector<std::string> got = run_model(b, inputs, 1);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(values_of<float>(got[0]), want);
+  }
+}
+
+// A constant output_shape that disagrees with the declared output is still an error.
+TEST(TfliteShapeArithmetic, TransposeConvRejectsAnOutputShapeThatDisagreesWithTheModel) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kF32, {1, 3, 3, 2});
+  int32_t w = b.constant("w", kF32, {4, 3, 3, 2}, std::vector<float>(72, 1.0f));
+  int32_t y = b.output("y", kF32, {1, 6, 6, 4});
+  b.op(tfl::BuiltinOperator_TRANSPOSE_CONV, {int32_vector(b, "shape", {1, 5, 5, 4}), w, x, -1}, {y},
+       tfl::BuiltinOptions_TransposeConvOptions,
+       [](FBB& f) { return tfl::CreateTransposeConvOptions(f, tfl::Padding_SAME, 2, 2).Union(); });
+  TempDir dir("aotc-tflite-values");
+  b.write(dir.path() + "/model.tflite");
+  Result r = run({"compile", dir.path() + "/model.tflite", "-o", dir.path() + "/out"});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("node y (tfl.TRANSPOSE_CONV): output 'y' is [1, 6, 6, 4] in the model but the operator computes [1, 5, 5, 4]"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace

@@ -94,7 +94,37 @@ std::vector<ModelCase> cases() {
                         tfl::BuiltinOptions_ResizeBilinearOptions, [](FBB& f) { return tfl::CreateResizeBilinearOptions(f, false, true).Union(); }));
     out.push_back(unary("maximum", tfl::BuiltinOperator_MAXIMUM, q, {1, 4, 4, 2},
                         [](TfliteModelBuilder&) { return std::vector<int32_t>{0}; }));
+    // A SHAPE that writes a graph output keeps its kernel (elsewhere it folds).
+    out.push_back(unary("shape", tfl::BuiltinOperator_SHAPE, q, {4}, nullptr, tfl::BuiltinOptions_ShapeOptions,
+                        [](FBB& f) { return tfl::CreateShapeOptions(f, kI32).Union(); }, kI32));
+    out.push_back(unary("tile", tfl::BuiltinOperator_TILE, q, {2, 4, 8, 2},
+                        [](TfliteModelBuilder& b) { return std::vector<int32_t>{ints(b, "multiples", {2, 1, 2, 1})}; }));
+    out.push_back(unary("broadcast_to", tfl::BuiltinOperator_BROADCAST_TO, q, {3, 1, 4, 4, 2},
+                        [](TfliteModelBuilder& b) { return std::vector<int32_t>{ints(b, "to", {3, 1, 4, 4, 2})}; }));
   }
+  out.push_back({"fill_int8", [] {
+                   TfliteModelBuilder b;
+                   int32_t value = b.input("value", kI8, {}, 0.1f, -3);
+                   int32_t y = b.output("y", kI8, {2, 3, 4}, 0.1f, -3);
+                   b.op(tfl::BuiltinOperator_FILL, {ints(b, "dims", {2, 3, 4}), value}, {y});
+                   return b;
+                 }});
+  for (auto code : {tfl::BuiltinOperator_ADD, tfl::BuiltinOperator_SUB})
+    out.push_back({std::string(code == tfl::BuiltinOperator_ADD ? "add" : "sub") + "_int16", [code] {
+                     TfliteModelBuilder b;
+                     int32_t x = b.input("x", kI16, {1, 4, 4, 2}, 0.0005f, 0), z = b.input("z", kI16, {2}, 0.0002f, 0);
+                     int32_t y = b.output("y", kI16, {1, 4, 4, 2}, 0.0007f, 0);
+                     b.op(code, {x, z}, {y});
+                     return b;
+                   }});
+  out.push_back({"mul_int32", [] {
+                   TfliteModelBuilder b;
+                   int32_t x = b.input("x", kI32, {3, 2}), z = b.input("z", kI32, {2});
+                   int32_t y = b.output("y", kI32, {3, 2});
+                   b.op(tfl::BuiltinOperator_MUL, {x, z}, {y}, tfl::BuiltinOptions_MulOptions,
+                        [](FBB& f) { return tfl::CreateMulOptions(f, tfl::ActivationFunctionType_RELU6).Union(); });
+                   return b;
+                 }});
   for (auto [name, code] : std::vector<std::pair<std::string, tfl::BuiltinOperator>>{
            {"logistic", tfl::BuiltinOperator_LOGISTIC}, {"tanh", tfl::BuiltinOperator_TANH},
            {"hard_swish", tfl::BuiltinOperator_HARD_SWISH}, {"relu_n1_to_1", tfl::BuiltinOperator_RELU_N1_TO_1},

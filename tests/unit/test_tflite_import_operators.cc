@@ -189,6 +189,68 @@ TEST(TfliteImportVariables, AVariableGraphInputIsRejected) {
   EXPECT_NE(import_error(b).find("graph input 'state' is a variable tensor"), std::string::npos) << import_error(b);
 }
 
+// ---------------------------------------------------------------- SHAPE
+
+// x [1, 4, 4, 2] -> SHAPE -> y of `out_type` [4], with ShapeOptions(`option`) unless
+// `option` is NONE (no options table, as some converters write it).
+TfliteModelBuilder shape_model(tfl::TensorType out_type, tfl::TensorType option, bool with_options = true) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", tfl::TensorType_FLOAT32, {1, 4, 4, 2});
+  int32_t y = b.tensor(TfliteModelBuilder::spec("y", out_type, {4}));
+  if (with_options)
+    b.op(tfl::BuiltinOperator_SHAPE, {x}, {y}, tfl::BuiltinOptions_ShapeOptions,
+         [option](FBB& f) { return tfl::CreateShapeOptions(f, option).Union(); });
+  else
+    b.op(tfl::BuiltinOperator_SHAPE, {x}, {y});
+  int32_t z = b.output("z", out_type, {4});
+  b.op(tfl::BuiltinOperator_ADD, {y, y}, {z});
+  return b;
+}
+
+// SHAPE folds to x's dimensions, with or without an options table; the ADD reading it
+// keeps its kernel only because it writes a graph output.
+TEST(TfliteImportShape, FoldsToTheDimensions) {
+  for (bool with_options : {true, false}) {
+    SCOPED_TRACE(with_options ? "with options" : "without options");
+    Graph g = import(shape_model(tfl::TensorType_INT32, tfl::TensorType_INT32, with_options));
+    EXPECT_EQ(g.nodes[0].has_attr("out_type"), with_options);
+    infer_shapes(g);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(g.nodes[0].op, "tfl.ADD");
+    const Tensor& y = g.tensor(g.nodes[0].inputs[0]);
+    ASSERT_TRUE(y.is_constant());
+    EXPECT_EQ(y.dtype, DataType::Int(32));
+    EXPECT_EQ(y.ints(), (std::vector<int64_t>{1, 4, 4, 2}));
+  }
+}
+
+TEST(TfliteImportShape, Int64OutputFoldsToo) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", tfl::TensorType_FLOAT32, {3, 5});
+  int32_t y = b.tensor(TfliteModelBuilder::spec("y", tfl::TensorType_INT64, {2}));
+  b.op(tfl::BuiltinOperator_SHAPE, {x}, {y}, tfl::BuiltinOptions_ShapeOptions,
+       [](FBB& f) { return tfl::CreateShapeOptions(f, tfl::TensorType_INT64).Union(); });
+  int32_t w = b.output("w", tfl::TensorType_INT64, {4});
+  b.op(tfl::BuiltinOperator_CONCATENATION, {y, y}, {w}, tfl::BuiltinOptions_ConcatenationOptions,
+       [](FBB& f) { return tfl::CreateConcatenationOptions(f, 0).Union(); });
+  Graph g = import(b);
+  infer_shapes(g);
+  const Tensor& shape = g.tensor(y);
+  ASSERT_TRUE(shape.is_constant());
+  EXPECT_EQ(shape.dtype, DataType::Int(64));
+  EXPECT_EQ(shape.ints(), (std::vector<int64_t>{3, 5}));
+}
+
+// The output must be int32 or int64, and out_type, when given, must name the same type.
+TEST(TfliteImportShape, RejectsOtherOutputTypesAndAnOutTypeThatDisagrees) {
+  std::string float_out = import_error(shape_model(tfl::TensorType_FLOAT32, tfl::TensorType_FLOAT32));
+  EXPECT_NE(float_out.find("node y (tfl.SHAPE): output 'y' is float32; SHAPE writes int32 or int64"), std::string::npos)
+      << float_out;
+  std::string mismatch = import_error(shape_model(tfl::TensorType_INT32, tfl::TensorType_INT64));
+  EXPECT_NE(mismatch.find("node y (tfl.SHAPE): out_type INT64 disagrees with output 'y', which is int32"), std::string::npos)
+      << mismatch;
+}
+
 TEST(TfliteImportOperators, LstmWithDiagonalRecurrentWeightsIsRejected) {
   TfliteModelBuilder b;
   int32_t x = b.input("x", tfl::TensorType_FLOAT32, {1, 2, 3});

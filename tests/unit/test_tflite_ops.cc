@@ -144,11 +144,20 @@ TEST(TfliteArithmetic, FloatBroadcastsAndAppliesTheActivation) {
 }
 
 TEST(TfliteArithmetic, RejectsUnsupportedTypesAndDeclaredShapeMismatch) {
-  OneNode int16("tfl.ADD");
+  // int16 is ADD's and SUB's only (TFLite Micro's int16 MUL is not implemented here).
+  OneNode int16("tfl.MUL");
   int16.input({2}, std::vector<int16_t>{1, 2}, {0.1f, 0})
       .input({2}, std::vector<int16_t>{1, 2}, {0.1f, 0})
       .output(DataType::Int(16), {2}, {0.1f, 0});
-  EXPECT_NE(int16.error().find("only float32 and int8"), std::string::npos) << int16.error();
+  EXPECT_NE(int16.error().find("input 'in0' is int16; only float32, int8, and int32 are supported"), std::string::npos)
+      << int16.error();
+
+  // int32 arithmetic is on plain integers, as TFLite Micro's ADD and SUB require.
+  OneNode quantized_int32("tfl.ADD");
+  quantized_int32.input({2}, std::vector<int32_t>{1, 2}, {0.1f, 0})
+      .input({2}, std::vector<int32_t>{1, 2})
+      .output(DataType::Int(32), {2});
+  EXPECT_NE(quantized_int32.error().find("is a quantized int32"), std::string::npos) << quantized_int32.error();
 
   OneNode shape("tfl.ADD");
   shape.input({2, 3}, random_floats(6, 1))
