@@ -1,0 +1,172 @@
+// `aotc run --dump-tensors DIR` and scripts/compare_tensors: every intermediate tensor of a
+// run, checked against ONNX Runtime's and numpy's dumps committed in
+// tests/models/dump_tensors (made by make_dump_tensors_models.py and make_references.sh),
+// and a wrong kernel found at its node.
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/e2e_util.h"
+
+namespace aotc::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kPython = "/usr/bin/python3";  // with numpy (python3-numpy)
+
+std::string models(const std::string& rel) { return source_path("tests/models/dump_tensors/" + rel); }
+
+nlohmann::json read_index(const std::string& dir) { return nlohmann::json::parse(read_bytes(dir + "/tensors.json")); }
+
+const nlohmann::json* entry_named(const nlohmann::json& index, const std::string& name) {
+  for (const auto& e : index["tensors"])
+    if (e["name"] == name) return &e;
+  return nullptr;
+}
+
+class DumpTensors : public TempDirTest<> {
+ protected:
+  DumpTensors() : TempDirTest("aotc-dump-test") {}
+
+  // aotc run MODEL on INPUT with --dump-tensors DIR; expects success.
+  void dump(const std::string& model, const std::string& input, const std::string& dir) {
+    Result r = run({"run", model, "--inputs", input, "--outputs", tmp("output.npy"), "--dump-tensors", dir});
+    ASSERT_EQ(r.status, 0) << r.output;
+  }
+  // scripts/compare_tensors A B [options].
+  Result compare(const std::string& a, const std::string& b, const std::vector<std::string>& options = {}) {
+    std::vector<std::string> command = {kPython, source_path("scripts/compare_tensors"), a, b};
+    command.insert(command.end(), options.begin(), options.end());
+    Result r;
+    r.status = run_process(command, &r.output);
+    return r;
+  }
+};
+
+// Every intermediate of the float model, Relu and hard swish included (which the normal
+// build fuses into the kernels before them), agrees with ONNX Runtime's.
+TEST_F(DumpTensors, EveryIntermediateMatchesOnnxRuntime) {
+  ASSERT_NO_FATAL_FAILURE(dump(models("model.onnx"), models("input.npy"), tmp("aotc")));
+  Result r = compare(tmp("aotc"), models("ort"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("all 12 tensors both dumps hold agree"), std::string::npos) << r.output;
+
+  nlohmann::json index = read_index(tmp("aotc"));
+  EXPECT_EQ(index["format"], "aotc-tensor-dump");
+  ASSERT_EQ(index["tensors"].size(), 12u);
+  int order = 0;
+  for (const auto& e : index["tensors"]) {
+    EXPECT_EQ(e["order"], order++) << e.dump();
+    ASSERT_TRUE(e["file"].is_string()) << e.dump();
+    EXPECT_TRUE(fs::exists(tmp("aotc") + "/" + e["file"].get<std::string>())) << e.dump();
+  }
+  const nlohmann::json* relu = entry_named(index, "relu1_out");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_EQ((*relu)["node"], "relu1");
+  EXPECT_EQ((*relu)["op"], "Relu");
+  EXPECT_EQ((*relu)["source"], "run");
+  EXPECT_EQ((*relu)["shape"], nlohmann::json({1, 4, 8, 8}));
+  // Shape arithmetic fold_constants computed: the compile-time value, as ONNX Runtime's.
+  const nlohmann::json* flat_shape = entry_named(index, "flat_shape");
+  ASSERT_NE(flat_shape, nullptr);
+  EXPECT_EQ((*flat_shape)["source"], "compile_time");
+  EXPECT_EQ((*flat_shape)["dtype"], "int64");
+
+  // The dump build computes the model's output as the normal build does.
+  EXPECT_EQ(read_bytes(tmp("output.npy")), read_bytes(tmp("aotc") + "/" + entry_named(index, "output")->at("file").get<std::string>()));
+}
+
+// The normal build fuses relu1 into conv1's kernel; the dump still holds relu1's output,
+// so a wrong activation is found at relu1 and not at conv1 or later: aotc's dump of the
+// model against ONNX Runtime's dump of the model with relu1 a LeakyRelu.
+TEST_F(DumpTensors, NamesTheNodeWhoseKernelIsWrong) {
+  Result compiled = run({"compile", models("model.onnx"), "-o", tmp("compiled")});
+  ASSERT_EQ(compiled.status, 0) << compiled.output;
+  nlohmann::json metadata = nlohmann::json::parse(read_bytes(tmp("compiled/metadata.json")));
+  for (const auto& step : metadata["steps"]) EXPECT_NE(step["node"], "relu1 (Relu)") << "relu1 is no longer fused";
+
+  ASSERT_NO_FATAL_FAILURE(dump(models("model.onnx"), models("input.npy"), tmp("aotc")));
+  Result relu = compare(tmp("aotc"), models("ort_relu_altered"));
+  EXPECT_EQ(relu.status, 1) << relu.output;
+  EXPECT_NE(relu.output.find("first divergence: node 'relu1' (Relu in A, LeakyRelu in B), output 0, tensor 'relu1_out'"),
+            std::string::npos)
+      << relu.output;
+  EXPECT_NE(relu.output.find("(1 tensor agreed before it)"), std::string::npos) << relu.output;
+
+  // A perturbed weight: conv2 diverges, and everything before it agrees.
+  Result weight = compare(tmp("aotc"), models("ort_weight_altered"));
+  EXPECT_EQ(weight.status, 1) << weight.output;
+  EXPECT_NE(weight.output.find("first divergence: node 'conv2' (Conv), output 0, tensor 'conv2_out'"), std::string::npos)
+      << weight.output;
+  EXPECT_NE(weight.output.find("(3 tensors agreed before it)"), std::string::npos) << weight.output;
+
+  // The tolerance is the user's: --atol 2 hides the wrong Relu's largest difference, 1.8.
+  Result loose = compare(tmp("aotc"), models("ort_relu_altered"), {"--atol", "2"});
+  EXPECT_EQ(loose.status, 0) << loose.output;
+}
+
+// A QDQ model: aotc runs integer kernels (fold_qdq), so its dump holds the QuantizeLinear
+// outputs as raw uint8 with their scale and zero point, equal to ONNX Runtime's byte for
+// byte, and lists the float tensors fold_qdq folded away with the reason.
+TEST_F(DumpTensors, QuantizedTensorsAreRawIntegersWithScaleAndZeroPoint) {
+  ASSERT_NO_FATAL_FAILURE(
+      dump(source_path("tests/models/qdq/conv_chain/model.onnx"), models("input_qdq_conv_chain.npy"), tmp("aotc")));
+  Result r = compare(tmp("aotc"), models("ort_qdq_conv_chain"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("all 4 tensors both dumps hold agree"), std::string::npos) << r.output;
+
+  nlohmann::json index = read_index(tmp("aotc"));
+  const nlohmann::json* q = entry_named(index, "quantizelinear_25");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ((*q)["dtype"], "uint8");
+  ASSERT_TRUE(q->contains("quantization")) << q->dump();
+  EXPECT_EQ((*q)["quantization"]["zero_point"], nlohmann::json({0}));
+  EXPECT_FLOAT_EQ((*q)["quantization"]["scale"][0].get<float>(), 0.023672347888350487f);
+  std::string npy = read_bytes(tmp("aotc") + "/" + (*q)["file"].get<std::string>());
+  EXPECT_NE(npy.find("'descr': '|u1'"), std::string::npos);
+  const nlohmann::json* conv = entry_named(index, "conv_19");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_TRUE((*conv)["file"].is_null());
+  EXPECT_NE((*conv)["absent"].get<std::string>().find("fold_qdq"), std::string::npos) << conv->dump();
+}
+
+// Tensor names are untrusted: path separators, "..", quotes, a newline and non-ASCII
+// letters stay in the index (where the comparison with numpy's dump finds them) and out of
+// the file names.
+TEST_F(DumpTensors, FileNamesAreSafeWhateverTheTensorNames) {
+  ASSERT_NO_FATAL_FAILURE(dump(models("model_hostile_names.onnx"), models("input_hostile_names.npy"), tmp("aotc")));
+  std::vector<std::string> files;
+  for (const auto& f : fs::directory_iterator(tmp("aotc"))) files.push_back(f.path().filename().string());
+  EXPECT_EQ(files.size(), 4u);
+  for (const std::string& f : files) {
+    EXPECT_EQ(f.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"), std::string::npos) << f;
+    EXPECT_LE(f.size(), 4u + 1 + 64 + 4) << f;
+  }
+  nlohmann::json index = read_index(tmp("aotc"));
+  EXPECT_NE(entry_named(index, "../../escape/\"quoted\"\nline"), nullptr);
+  Result r = compare(tmp("aotc"), models("ref_hostile_names"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("all 3 tensors both dumps hold agree"), std::string::npos) << r.output;
+}
+
+// A run that fails leaves no dump folder and nothing staged beside it.
+TEST_F(DumpTensors, FailedRunLeavesNoFolder) {
+  ScopedEnvironment env({{"CC", "false"}});
+  Result r = run({"run", models("model.onnx"), "--inputs", models("input.npy"), "--outputs", tmp("output.npy"),
+                  "--dump-tensors", tmp("dump")});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("building the generated C failed"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp("dump")));
+  EXPECT_FALSE(fs::exists(tmp("output.npy")));
+  for (auto& entry : fs::directory_iterator(dir_->path())) ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+// compare_tensors refuses what is not a dump (exit status 2), naming it.
+TEST_F(DumpTensors, CompareRefusesAFolderThatIsNotADump) {
+  fs::create_directories(tmp("empty"));
+  Result r = compare(tmp("empty"), models("ort"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("not a tensor dump"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace aotc::e2e
