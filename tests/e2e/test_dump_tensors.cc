@@ -146,6 +146,20 @@ TEST_F(DumpTensors, FileNamesAreSafeWhateverTheTensorNames) {
   Result r = compare(tmp("aotc"), models("ref_hostile_names"));
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("all 3 tensors both dumps hold agree"), std::string::npos) << r.output;
+
+  // Bytes that are not UTF-8 and a terminal escape in a name: the index is still JSON,
+  // with U+FFFD for the bad bytes, and the file name keeps only the safe characters.
+  std::string model = read_bytes(models("model_hostile_names.onnx"));
+  const std::string name = "../../escape/", patched = std::string("..\xff\xfe\x1b[31m/zzz", name.size());
+  for (size_t at = model.find(name); at != std::string::npos; at = model.find(name, at)) model.replace(at, name.size(), patched);
+  {
+    std::ofstream f(tmp("bad_bytes.onnx"), std::ios::binary);
+    f << model;
+  }
+  ASSERT_NO_FATAL_FAILURE(dump(tmp("bad_bytes.onnx"), models("input_hostile_names.npy"), tmp("bad_bytes")));
+  nlohmann::json bad = read_index(tmp("bad_bytes"));
+  EXPECT_NE(entry_named(bad, "..\xEF\xBF\xBD\xEF\xBF\xBD\x1b[31m/zzz\"quoted\"\nline"), nullptr) << bad.dump();
+  EXPECT_EQ(bad["tensors"][0]["file"], "0000_..____31m_zzz_quoted__line.npy");
 }
 
 // A run that fails leaves no dump folder and nothing staged beside it.
