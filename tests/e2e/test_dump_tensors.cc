@@ -129,6 +129,47 @@ TEST_F(DumpTensors, QuantizedTensorsAreRawIntegersWithScaleAndZeroPoint) {
   EXPECT_NE((*conv)["absent"].get<std::string>().find("fold_qdq"), std::string::npos) << conv->dump();
 }
 
+// What the compiled program never holds is listed without a file, with the reason: the
+// nodes inside an If's branches (nested_if), the layers the NPU runs (kws on npu-ref).
+// The model's outputs stay right: torch's and TensorFlow Lite Micro's.
+TEST_F(DumpTensors, TensorsTheProgramNeverHoldsAreListedWithTheReason) {
+  std::string nested_if = source_path("tests/models/control_flow/nested_if/");
+  Result r = run({"run", nested_if + "model.onnx", "--inputs", nested_if + "input_0_0.bin", "--outputs", tmp("y.bin"),
+                  "--dump-tensors", tmp("if")});
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_close(read_floats(tmp("y.bin")), read_floats(nested_if + "output_0_0.bin"), 1e-5, 1e-6);
+  nlohmann::json index = read_index(tmp("if"));
+  const nlohmann::json* y = entry_named(index, "y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ((*y)["op"], "If");
+  int in_branches = 0;
+  for (const auto& e : index["tensors"]) {
+    if (!e["file"].is_null()) continue;
+    EXPECT_NE(e["absent"].get<std::string>().find("control-flow subgraph"), std::string::npos) << e.dump();
+    EXPECT_EQ(e["order"], (*y)["order"]) << e.dump();  // a branch's nodes: their If's place
+    ++in_branches;
+  }
+  EXPECT_GE(in_branches, 10);
+
+  std::string kws = shared_path("models/mlperf-tiny/");
+  r = run({"run", kws + "kws_ref_model.tflite", "--target", "npu-ref", "--inputs", kws + "reference/kws_ref_model/input_0.bin",
+           "--outputs", tmp("kws.bin"), "--dump-tensors", tmp("npu")});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(read_bytes(tmp("kws.bin")), read_bytes(kws + "reference/kws_ref_model/output_0.bin"));
+  index = read_index(tmp("npu"));
+  const nlohmann::json& first_conv = index["tensors"][0];
+  EXPECT_EQ(first_conv["op"], "tfl.CONV_2D");
+  EXPECT_TRUE(first_conv["file"].is_null());
+  EXPECT_NE(first_conv["absent"].get<std::string>().find("external function"), std::string::npos) << first_conv.dump();
+  // The softmax runs on the CPU: its int8 output is in the dump with TFLite's scale and zero point.
+  const nlohmann::json* softmax = entry_named(index, "Identity");
+  ASSERT_NE(softmax, nullptr);
+  EXPECT_EQ((*softmax)["op"], "tfl.SOFTMAX");
+  EXPECT_EQ((*softmax)["dtype"], "int8");
+  EXPECT_EQ((*softmax)["quantization"]["zero_point"], nlohmann::json({-128}));
+  EXPECT_FLOAT_EQ((*softmax)["quantization"]["scale"][0].get<float>(), 1.0f / 256);
+}
+
 // Tensor names are untrusted: path separators, "..", quotes, a newline and non-ASCII
 // letters stay in the index (where the comparison with numpy's dump finds them) and out of
 // the file names.
