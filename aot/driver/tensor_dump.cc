@@ -35,8 +35,9 @@ std::map<std::string, std::string> tensor_dump_files(const CompiledModel& m,
     nlohmann::json entry = {{"name", t.name},       {"node", record.node},   {"op", record.op},
                             {"order", record.order}, {"output_index", record.output_index},
                             {"dtype", t.dtype.str()}, {"shape", t.shape}};
-    if (!t.quant.empty())
-      entry["quantization"] = {{"scale", t.quant.scale}, {"zero_point", t.quant.zero_point}, {"axis", t.quant.axis}};
+    const Quantization& q = t.quant.empty() ? record.quant : t.quant;
+    if (!q.empty() && t.dtype.is_integer())
+      entry["quantization"] = {{"scale", q.scale}, {"zero_point", q.zero_point}, {"axis", q.axis}};
     auto value = outputs.find(record.tensor);
     std::string absent = record.absent;
     if (absent.empty() && !record.compile_time && value == outputs.end())

@@ -38,6 +38,9 @@ struct ModelTensor {
   std::string node, op;   // the node that computes it
   int order = 0;          // the node's place in the model (a subgraph's nodes: their control-flow node's)
   int output_index = 0;   // which output of the node
+  // The tensor's own quantization (TFLite), or a QuantizeLinear's constant scale and zero
+  // point: what its integers mean, for a dump that holds them raw.
+  Quantization quant;
   bool compile_time = false;  // fold_constants computed it: a constant of the compiled program
   std::string absent;     // why the compiled program never holds it ("" when it does)
 };
