@@ -18,7 +18,8 @@ foreach(entry IN LISTS _aotc_test_tools)
 endforeach()
 
 # Files rather than programs: clang's sanitizer runtime, the C library headers the
-# bare-metal and cross-compile tests build against, and the ONNX node tests.
+# bare-metal and cross-compile tests build against, the ONNX node tests, and numpy for
+# /usr/bin/python3 (scripts/compare_tensors, which tests/e2e/test_dump_tensors.cc runs).
 if(AOTC_TOOL_clang)
   execute_process(COMMAND ${AOTC_TOOL_clang} -print-file-name=libclang_rt.asan-x86_64.a
                   OUTPUT_VARIABLE _aotc_asan OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -34,7 +35,8 @@ endif()
 foreach(entry IN ITEMS
     "/usr/lib/arm-none-eabi/include/string.h|libnewlib-arm-none-eabi"
     "/usr/include/newlib/string.h|libnewlib-dev"
-    "/usr/share/libonnx-testdata/data/node|libonnx-testdata")
+    "/usr/share/libonnx-testdata/data/node|libonnx-testdata"
+    "/usr/lib/python3/dist-packages/numpy/__init__.py|python3-numpy")
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 file)
   list(GET parts 1 package)

@@ -11,6 +11,7 @@ packages=(
   libcli11-dev libdlpack-dev libtomlplusplus-dev nlohmann-json3-dev
   libgtest-dev googletest
   gcc-arm-none-eabi libnewlib-arm-none-eabi libnewlib-dev qemu-system-arm
+  python3-numpy
 )
 
 missing=()

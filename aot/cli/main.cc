@@ -1,7 +1,7 @@
 // The aotc command line.
 //
 //   aotc compile MODEL -o OUTDIR [--name NAME] [--target TARGET | --target-config FILE]
-//   aotc run MODEL --inputs F[,F..] --outputs F[,F..] [--target host]
+//   aotc run MODEL --inputs F[,F..] --outputs F[,F..] [--target host] [--dump-tensors DIR]
 //   aotc targets [NAME | --target-config FILE]
 //
 // User errors print "error: <message>" on stderr and exit with status 1; nothing is
@@ -225,6 +225,10 @@ int main(int argc, char** argv) {
   run->add_option("--inputs", inputs, "input files, comma-separated, in model order (.bin, .npy or .pb); none for a model without inputs");
   run->add_option("--outputs", outputs, "output files to write, comma-separated (.bin, .npy or .pb)")->required();
   run->add_flag("--keep-build", keep, "keep the build directory and print its path");
+  std::string dump_dir;
+  run->add_option("--dump-tensors", dump_dir,
+                  "also write every intermediate tensor to DIR, one .npy each, with an index tensors.json "
+                  "(compare two such folders with scripts/compare_tensors)");
 
   CLI::App* targets = app.add_subcommand("targets", "list the built-in targets, or show one in detail");
   std::string target_name, target_config;
@@ -251,6 +255,7 @@ int main(int argc, char** argv) {
       r.input_files = split_list(inputs);
       r.output_files = split_list(outputs);
       r.keep_build = keep;
+      r.dump_dir = dump_dir;
       run_on_host(r);
     } else if (*targets) {
       if (!target_config.empty()) {

@@ -7,6 +7,7 @@
 
 #include "aot/executor/executor_codegen.h"
 #include "aot/driver/file_utils.h"
+#include "aot/driver/tensor_dump.h"
 #include "aot/driver/tensor_io.h"
 #include "codegen/codegen_c.h"
 
@@ -79,13 +80,17 @@ std::string harness_source(const CompiledModel& m) {
 }  // namespace
 
 void run_on_host(const RunOptions& options) {
-  CompiledModel m = compile_model(options.compile);
+  CompileOptions compile_options = options.compile;
+  compile_options.dump_tensors = !options.dump_dir.empty();
+  CompiledModel m = compile_model(compile_options);
   const Graph& g = m.graph;
+  // With --dump-tensors the exposed intermediates follow the model's own outputs.
+  size_t model_outputs = g.outputs.size() - m.exposed.size();
   if (options.input_files.size() != g.inputs.size())
     throw CompileError("the model has " + std::to_string(g.inputs.size()) + " inputs but " +
                        std::to_string(options.input_files.size()) + " input files were given");
-  if (options.output_files.size() != g.outputs.size())
-    throw CompileError("the model has " + std::to_string(g.outputs.size()) + " outputs but " +
+  if (options.output_files.size() != model_outputs)
+    throw CompileError("the model has " + std::to_string(model_outputs) + " outputs but " +
                        std::to_string(options.output_files.size()) + " output files were given");
 
   // Read inputs first: a wrong file is reported before anything is built.
@@ -122,10 +127,16 @@ void run_on_host(const RunOptions& options) {
   if (status != 0) throw CompileError("the generated program failed (exit status " + std::to_string(status) + "):\n" + log);
   if (!log.empty()) std::cerr << log;
 
+  std::map<TensorId, std::vector<uint8_t>> values;
   for (size_t i = 0; i < g.outputs.size(); ++i) {
-    Tensor t = g.tensor(g.outputs[i]);
     std::ifstream f(run_cmd[1 + inputs.size() + i], std::ios::binary);
-    t.data = std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    values[g.outputs[i]] = std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  }
+  // The dump first: it is written whole or not at all, and the outputs only after it.
+  if (!options.dump_dir.empty()) write_files_atomically(options.dump_dir, tensor_dump_files(m, values, model_file));
+  for (size_t i = 0; i < model_outputs; ++i) {
+    Tensor t = g.tensor(g.outputs[i]);
+    t.data = values[g.outputs[i]];
     write_tensor_file(options.output_files[i], t);
   }
   if (options.keep_build) std::cerr << "build directory kept: " << dir.path() << "\n";

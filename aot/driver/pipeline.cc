@@ -80,6 +80,7 @@ const std::vector<Pass>& pipeline() {
       {"import", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions& o) {
          m.graph = import_model(o.model_path, o.shape_bindings, o.model_bytes ? &*o.model_bytes : nullptr);
+         if (o.dump_tensors) m.model_tensors = model_tensors(m.graph);
          if (o.warning_stream)
            for (const std::string& w : m.graph.warnings) *o.warning_stream << "warning: " << display_text(w) << "\n";
        }},
@@ -95,6 +96,11 @@ const std::vector<Pass>& pipeline() {
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_constants); }},
       {"partition_external", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { partition_external(m.graph, m.target); }},
+      // Only for --dump-tensors: before fuse_operators, which would fuse them away.
+      {"expose_intermediates", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions& o) {
+         if (o.dump_tensors) m.exposed = expose_intermediates(m.graph, m.model_tensors);
+       }},
       {"fuse_operators", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fuse_operators); }},
       {"remove_dead_nodes", Pass::Shows::kGraph,

@@ -33,6 +33,9 @@ struct CompileOptions {
   // Read the external functions' artifacts from this directory (written by an earlier
   // compile's --emit-artifacts) instead of compiling them: "" to compile.
   std::string artifacts_dir;
+  // Compile for `aotc run --dump-tensors`: every intermediate tensor becomes a graph output
+  // (expose_intermediates, which also keeps it from being fused away).
+  bool dump_tensors = false;
   // Passes after which to print the IR ("infer_shapes", "lower", "simplify", ...).
   std::set<std::string> print_after;
   bool print_after_all = false;

@@ -55,6 +55,8 @@ std::vector<uint8_t> read_npy(const std::string& path, const std::string& bytes,
   return data;
 }
 
+}  // namespace
+
 std::string npy_bytes(const Tensor& t) {
   std::string shape = "(";
   for (size_t i = 0; i < t.shape.size(); ++i) shape += std::to_string(t.shape[i]) + (t.shape.size() == 1 || i + 1 < t.shape.size() ? "," : "");
@@ -72,8 +74,6 @@ std::string npy_bytes(const Tensor& t) {
   out.append(t.data->begin(), t.data->end());
   return out;
 }
-
-}  // namespace
 
 std::vector<uint8_t> read_tensor_file(const std::string& path, const Tensor& expected) {
   std::string bytes = read_all(path);

@@ -19,4 +19,7 @@ std::vector<uint8_t> read_tensor_file(const std::string& path, const Tensor& exp
 // Writes `t` (with data) to `path` in the format of its extension.
 void write_tensor_file(const std::string& path, const Tensor& t);
 
+// `t` (with data) as the bytes of a .npy file (version 1.0, C order).
+std::string npy_bytes(const Tensor& t);
+
 }  // namespace aotc

@@ -11,6 +11,7 @@
 #include "aot/executor/memory_planner.h"
 #include "aot/graph/external.h"
 #include "aot/graph/graph.h"
+#include "aot/passes/graph_passes.h"
 #include "lowering/ir/ir.h"
 #include "lowering/passes/lower_builtin.h"
 #include "targets/target.h"
@@ -135,6 +136,11 @@ struct CompiledModel {
   Placement arena;                          // activations and kernel scratch, over the pools
   int64_t scratch_bytes = 0;                // largest scratch of one kernel (inside the arena)
   int64_t max_stack_bytes = 0;
+  // For `aotc run --dump-tensors` (CompileOptions::dump_tensors): every node output of the
+  // model as imported, and the intermediates made graph outputs (after the model's own
+  // outputs in graph.outputs) so that the program writes them out.
+  std::vector<ModelTensor> model_tensors;
+  std::vector<TensorId> exposed;
 };
 
 }  // namespace aotc

@@ -11,7 +11,13 @@
 //   fuse_operators     BatchNormalization into Conv; elementwise operators into the
 //                      kernel that produces their input (bias, activation, chains)
 //   remove_dead_nodes  nodes whose results nobody reads
+//
+// With `aotc run --dump-tensors`, expose_intermediates runs between partition_external and
+// fuse_operators: the model's intermediate tensors become graph outputs.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "aot/base/target_facts.h"
 #include "aot/graph/graph.h"
@@ -25,6 +31,26 @@ void fold_constants(Graph& g);
 void partition_external(Graph& g, const TargetFacts& target);
 void fuse_operators(Graph& g);
 void remove_dead_nodes(Graph& g);
+
+// One output of one node of the model as imported, for --dump-tensors.
+struct ModelTensor {
+  TensorId tensor = kNoTensor;
+  std::string node, op;   // the node that computes it
+  int order = 0;          // the node's place in the model (a subgraph's nodes: their control-flow node's)
+  int output_index = 0;   // which output of the node
+  // The tensor's own quantization (TFLite), or a QuantizeLinear's constant scale and zero
+  // point: what its integers mean, for a dump that holds them raw.
+  Quantization quant;
+  bool compile_time = false;  // fold_constants computed it: a constant of the compiled program
+  std::string absent;     // why the compiled program never holds it ("" when it does)
+};
+// The outputs of every node of the imported graph, in model order (subgraphs' nodes after
+// their control-flow node).
+std::vector<ModelTensor> model_tensors(const Graph& g);
+// Makes every tensor of `tensors` that a top-level node computes and another reads a graph
+// output (appended after the model's own outputs) and returns those; fills in
+// compile_time and absent for the others.
+std::vector<TensorId> expose_intermediates(Graph& g, std::vector<ModelTensor>& tensors);
 
 // Whether `node` can be computed at compile time: its inputs are constant (or it reads
 // only their shapes), and it writes no graph output (which needs a kernel).
