@@ -3,10 +3,10 @@
 // TFLite files come from converters and from strangers, so the importer treats the
 // file as untrusted: it runs the flatbuffers verifier over the whole file first,
 // then checks every index, size and enum value it uses before using it. Anything
-// aotc cannot compile faithfully (dynamic shapes, sparse tensors, hybrid float/int8
-// models, custom operators, CALL) is rejected with a CompileError that names
-// the offending tensor or operator; nothing is silently approximated. All messages
-// start with "<path>: ".
+// aotc cannot compile faithfully (dynamic shapes not given by --input-shape, sparse
+// tensors, hybrid float/int8 models, custom operators, CALL) is rejected with a
+// CompileError that names the offending tensor or operator; nothing is silently
+// approximated. All messages start with "<path>: ".
 //
 // What the Graph looks like:
 //   - source_format = "tflite"; tensors are subgraph 0's tensors, same order and
