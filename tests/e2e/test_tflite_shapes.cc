@@ -220,5 +220,22 @@ TEST_F(TfliteShapes, AnEmptyAxisListReducesNothing) {
   }
 }
 
+// An empty constant may also make a kernel's output empty (FULLY_CONNECTED by weights
+// [0, 2]: no units): an error naming the node, not C with arrays of size 0.
+TEST_F(TfliteShapes, AKernelWithAnOutputWithoutElementsIsAClearError) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kF32, {1, 2});
+  int32_t w = b.tensor(TfliteModelBuilder::spec("w", kF32, {0, 2}));
+  int32_t y = b.output("y", kF32, {1, 0});
+  b.op(tfl::BuiltinOperator_FULLY_CONNECTED, {x, w, -1}, {y}, tfl::BuiltinOptions_FullyConnectedOptions,
+       [](FBB& f) { return tfl::CreateFullyConnectedOptions(f).Union(); });
+  Result r = run({"compile", write_model(b), "-o", tmp("out")});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("node y (tfl.FULLY_CONNECTED): output 'y' would have shape [1, 0], without elements; tensors "
+                          "without elements are not supported"),
+            std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace aotc::e2e
