@@ -198,6 +198,26 @@ TEST_F(TfliteShapes, AnEmptyShapeTensorWithoutABufferReshapesToAScalar) {
   expect_close(read_floats(tmp("y.bin")), {-0.75f, 1.0f, -2.0f}, 0, 0);
 }
 
+// Legacy converters wrote that reshape to a scalar without a shape input, as new_shape [0]
+// and an output declared [0]; TFLite and TFLite Micro read the [0] as [].
+TEST_F(TfliteShapes, ALegacyReshapeToShape0IsAReshapeToAScalar) {
+  TfliteModelBuilder b;
+  int32_t x = b.input("x", kF32, {3});
+  int32_t score = b.input("score", kF32, {1, 1});
+  int32_t scalar = b.tensor(TfliteModelBuilder::spec("scalar", kF32, {0}));
+  int32_t y = b.output("y", kF32, {3});
+  b.op(tfl::BuiltinOperator_RESHAPE, {score}, {scalar}, tfl::BuiltinOptions_ReshapeOptions, [](FBB& f) {
+    std::vector<int32_t> new_shape = {0};
+    return tfl::CreateReshapeOptionsDirect(f, &new_shape).Union();
+  });
+  b.op(tfl::BuiltinOperator_MUL, {x, scalar}, {y}, tfl::BuiltinOptions_MulOptions,
+       [](FBB& f) { return tfl::CreateMulOptions(f).Union(); });
+  Result r = run({"run", write_model(b), "--inputs", write_floats("x.bin", {1.5f, -2, 4}) + "," + write_floats("s.bin", {3}),
+                  "--outputs", tmp("y.bin")});
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_close(read_floats(tmp("y.bin")), {4.5f, -6.0f, 12.0f}, 0, 0);
+}
+
 // MEAN, SUM and REDUCE_MAX over an empty axis list (a [0]-element tensor without a buffer)
 // reduce nothing in TFLite (ResolveAxis resolves no axis; each output element is its one
 // input element), with keep_dims or not: y = x, where ONNX's reductions would reduce every
