@@ -77,6 +77,23 @@ TEST_F(TfliteControlFlow, IfOnAConditionReshapedByAnEmptyShapeTensor) {
   }
 }
 
+// An IF whose operand and branches have dynamic shapes ([-1, -1], placeholders [1, 1]),
+// resized with --input-shape x=2,3: y = x + x when c, else y = x.
+TEST_F(TfliteControlFlow, IfWithResizedDynamicShapes) {
+  std::vector<float> x = {0.5f, -1.0f, 2.0f, 3.0f, -4.5f, 6.0f};
+  for (bool c : {true, false}) {
+    SCOPED_TRACE(c ? "then" : "else");
+    std::ofstream(tmp("c.bin"), std::ios::binary).put(c ? 1 : 0);
+    Result r = run({"run", json_model("if_dynamic_shapes"), "--input-shape", "x=2,3", "--inputs",
+                    write("x.bin", x) + "," + tmp("c.bin"), "--outputs", tmp("y.bin")});
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<float> y = x;
+    if (c)
+      for (float& v : y) v += v;
+    expect_close(read_floats(tmp("y.bin")), y, 0, 0);
+  }
+}
+
 // (i, acc, x) = (0, x, x); while i < 5: (i + 1, acc * 0.5 + x, x). The condition follows
 // from constants, so aotc counts the iterations at compile time: a plain `for` of 5, no
 // --max-trip, no trip-limit check.
