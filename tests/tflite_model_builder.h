@@ -1,5 +1,5 @@
-// Builds small .tflite files in tests: tensors (type, shape, quantization, constant data,
-// variable flag) and operators with their options table, written with the flatbuffers
+// Builds small .tflite files in tests: tensors (type, shape, shape_signature, quantization,
+// constant data, variable flag) and operators with their options table, written with the flatbuffers
 // builder generated from aotc's schema. Used by the importer's operator tests
 // (tests/unit) and by the end-to-end tests that compile single-operator models.
 #pragma once
@@ -29,6 +29,7 @@ class TfliteModelBuilder {
     int32_t quantized_dimension = 0;
     std::vector<uint8_t> data;  // empty: not a constant
     bool is_variable = false;
+    std::vector<int32_t> shape_signature;  // empty: none (-1 marks a dimension TFLite may resize)
   };
 
   // Adds a tensor; returns its index.
@@ -48,8 +49,9 @@ class TfliteModelBuilder {
     outputs_.push_back(id);
     return id;
   }
-  // Lists tensor `id` among the subgraph's inputs.
+  // Lists tensor `id` among the subgraph's inputs, or its outputs.
   void mark_input(int32_t id) { inputs_.push_back(id); }
+  void mark_output(int32_t id) { outputs_.push_back(id); }
   // A constant with these elements (T's bytes, little-endian on the test machines).
   template <typename T>
   int32_t constant(const std::string& name, tfl::TensorType type, std::vector<int32_t> shape, const std::vector<T>& values,
@@ -99,7 +101,8 @@ class TfliteModelBuilder {
       if (!t.scale.empty())
         quant = tfl::CreateQuantizationParametersDirect(fbb, nullptr, nullptr, &t.scale, &t.zero_point,
                                                         tfl::QuantizationDetails_NONE, 0, t.quantized_dimension);
-      tensors.push_back(tfl::CreateTensorDirect(fbb, &t.shape, t.type, buffer, t.name.c_str(), quant, t.is_variable));
+      tensors.push_back(tfl::CreateTensorDirect(fbb, &t.shape, t.type, buffer, t.name.c_str(), quant, t.is_variable, 0,
+                                                t.shape_signature.empty() ? nullptr : &t.shape_signature));
     }
     std::vector<int32_t> codes_seen;
     std::vector<flatbuffers::Offset<tfl::OperatorCode>> codes;

@@ -32,8 +32,8 @@ Graph import_model(const std::string& path, const ShapeBindings& bindings, const
   };
   if (ends_with(".onnx")) return bytes ? import_onnx_bytes(*bytes, path, bindings) : import_onnx(path, bindings);
   if (ends_with(".tflite")) {
-    if (!bindings.empty()) throw CompileError(path + ": --input-shape and --dim apply to ONNX models (TFLite models have static shapes)");
-    return bytes ? import_tflite_bytes(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), path) : import_tflite(path);
+    return bytes ? import_tflite_bytes(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), path, bindings)
+                 : import_tflite(path, bindings);
   }
   throw CompileError(path + ": unknown model format (expected a .onnx or .tflite file)");
 }

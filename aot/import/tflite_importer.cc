@@ -91,7 +91,8 @@ bool zero_point_fits(DataType dtype, int64_t zero_point) {
 
 class TfliteImporter {
  public:
-  TfliteImporter(const uint8_t* bytes, size_t size) : bytes_(bytes), size_(size) {}
+  TfliteImporter(const uint8_t* bytes, size_t size, const ShapeBindings& bindings)
+      : bytes_(bytes), size_(size), bindings_(bindings) {}
   Graph run();
 
  private:
@@ -102,6 +103,7 @@ class TfliteImporter {
   Tensor import_tensor(const tfl::Tensor& tensor, int index);
   DataType import_dtype(const tfl::Tensor& tensor, const std::string& label) const;
   std::vector<int64_t> import_shape(const tfl::Tensor& tensor, const std::string& label) const;
+  static std::vector<int64_t> dynamic_signature(const tfl::Tensor& tensor);
   void check_size_limit(const Tensor& tensor, const std::string& label) const;
   std::optional<std::vector<uint8_t>> import_data(const tfl::Tensor& tensor, const Tensor& result,
                                                   const std::string& label);
@@ -119,11 +121,16 @@ class TfliteImporter {
 
   std::vector<TensorId> tensor_ids(const flatbuffers::Vector<int32_t>* ids, bool allow_omitted,
                                    const std::string& what) const;
+  void make_unwritten_empty_tensors_constant();
   void check_execution_order() const;
   void check_main_interface() const;
+  void resize_main_inputs();
+  void forget_placeholder_shapes(size_t index);
 
   const uint8_t* bytes_;
   size_t size_;
+  const ShapeBindings& bindings_;  // --input-shape
+  bool resized_ = false;           // whether --input-shape gave any input its shape
   const tfl::Model* model_ = nullptr;
   uint64_t constant_bytes_ = 0;  // copied into Tensor::data so far
   ImportedSubgraph* sub_ = nullptr;  // the subgraph being read
@@ -161,9 +168,14 @@ ImportedSubgraph TfliteImporter::import_subgraph(size_t index) {
     import_tensors(subgraph);
     result.inputs = tensor_ids(subgraph.inputs(), false, "subgraph input");
     result.outputs = tensor_ids(subgraph.outputs(), false, "subgraph output");
-    if (index == 0) check_main_interface();
+    if (index == 0) {
+      check_main_interface();
+      resize_main_inputs();
+    }
     import_operators(subgraph);
+    make_unwritten_empty_tensors_constant();
     check_execution_order();
+    forget_placeholder_shapes(index);
   } catch (const CompileError& e) {
     if (index == 0) throw;
     fail("subgraph " + std::to_string(index) + (result.name.empty() ? "" : " ('" + result.name + "')") + ": " + e.what());
@@ -201,6 +213,7 @@ void TfliteImporter::import_tensors(const tfl::SubGraph& subgraph) {
     }
     sub_->tensors.push_back(std::move(t));
     sub_->resources.push_back(resource);
+    sub_->dynamic_signatures.push_back(resource ? std::vector<int64_t>{} : dynamic_signature(tensor));
   }
 }
 
@@ -239,10 +252,10 @@ DataType TfliteImporter::import_dtype(const tfl::Tensor& tensor, const std::stri
   return dtype;
 }
 
-// `shape` holds the sizes to use; `shape_signature` tells which of them were only
-// placeholders at conversion time (-1). An unknown batch size is what every Keras
-// model has, and its placeholder (normally 1) is the size TFLite itself runs with;
-// any other unknown dimension makes the model genuinely dynamic.
+// `shape` holds the sizes TFLite allocates before any resize; `shape_signature` tells
+// which of them were only placeholders at conversion time (-1). Its other dimensions
+// must agree with `shape`. What becomes of the placeholders: resize_main_inputs() and
+// forget_placeholder_shapes().
 std::vector<int64_t> TfliteImporter::import_shape(const tfl::Tensor& tensor, const std::string& label) const {
   std::vector<int64_t> shape;
   if (tensor.shape() != nullptr) shape.assign(tensor.shape()->begin(), tensor.shape()->end());
@@ -257,13 +270,20 @@ std::vector<int64_t> TfliteImporter::import_shape(const tfl::Tensor& tensor, con
   }
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t dim = signature->Get(static_cast<flatbuffers::uoffset_t>(d));
-    if (dim == -1 && d == 0) continue;
-    if (dim == -1) fail(label + ": dynamic shape " + list_str(*signature) + " is not supported");
+    if (dim == -1) continue;
     if (dim != shape[d]) {
       fail(label + ": shape_signature " + list_str(*signature) + " does not match shape " + shape_str(shape));
     }
   }
   return shape;
+}
+
+// The tensor's shape_signature if it marks a dimension -1 (import_shape() checked it),
+// else empty.
+std::vector<int64_t> TfliteImporter::dynamic_signature(const tfl::Tensor& tensor) {
+  const auto* signature = tensor.shape_signature();
+  if (signature == nullptr || std::find(signature->begin(), signature->end(), -1) == signature->end()) return {};
+  return std::vector<int64_t>(signature->begin(), signature->end());
 }
 
 void TfliteImporter::check_size_limit(const Tensor& tensor, const std::string& label) const {
@@ -481,6 +501,23 @@ std::vector<TensorId> TfliteImporter::tensor_ids(const flatbuffers::Vector<int32
   return result;
 }
 
+// A tensor without elements has no bytes to store, so the converter gives it no buffer
+// data, and TFLite reads it as the empty value it is: RESHAPE's shape [] of a reshape to a
+// scalar (the Squeeze of an ONNX If condition), an empty axes or permutation list. One that
+// no operator writes and that is not a subgraph input is a constant, the empty one.
+void TfliteImporter::make_unwritten_empty_tensors_constant() {
+  std::vector<bool> written(sub_->tensors.size(), false);
+  for (TensorId id : sub_->inputs) written[static_cast<size_t>(id)] = true;
+  for (const Node& node : sub_->nodes)
+    for (TensorId id : node.outputs) written[static_cast<size_t>(id)] = true;
+  for (size_t id = 0; id < sub_->tensors.size(); ++id) {
+    Tensor& tensor = sub_->tensors[id];
+    if (!written[id] && !sub_->resources[id] && !tensor.is_variable && !tensor.is_constant() &&
+        tensor.num_elements() == 0)
+      tensor.data = std::vector<uint8_t>{};
+  }
+}
+
 // Later passes rely on nodes being in execution order and on every tensor having
 // one producer; TFLite promises both, this makes sure the file keeps the promise.
 void TfliteImporter::check_execution_order() const {
@@ -526,6 +563,72 @@ void TfliteImporter::check_main_interface() const {
   }
 }
 
+// What TFLite's Interpreter::ResizeInputTensor allows: --input-shape gives a graph input
+// its shape, changing only the dimensions its shape_signature marks -1. An input that is
+// not given keeps its stored shape if at most its dimension 0 (the batch, whose
+// placeholder is the size TFLite runs with) is -1; any other -1 has no size to use.
+void TfliteImporter::resize_main_inputs() {
+  for (const auto& [name, shape] : bindings_.input_shapes) {
+    bool found = false;
+    for (TensorId id : sub_->inputs) found |= sub_->tensors[static_cast<size_t>(id)].name == name;
+    if (!found) {
+      std::string inputs;
+      for (TensorId id : sub_->inputs) inputs += (inputs.empty() ? "" : ", ") + quoted(sub_->tensors[static_cast<size_t>(id)].name);
+      fail("--input-shape names " + quoted(name) + ", which is not a graph input (the inputs: " + inputs + ")");
+    }
+  }
+  for (TensorId id : sub_->inputs) {
+    Tensor& input = sub_->tensors[static_cast<size_t>(id)];
+    const std::vector<int64_t>& signature = sub_->dynamic_signatures[static_cast<size_t>(id)];
+    std::string label = "graph input " + quoted(input.name);
+    auto given = bindings_.input_shapes.find(input.name);
+    if (given == bindings_.input_shapes.end()) {
+      if (std::find(signature.begin() + (signature.empty() ? 0 : 1), signature.end(), -1) != signature.end())
+        fail(label + ": dynamic shape " + shape_str(signature) + " (its shape_signature): give its shape with --input-shape " +
+             input.name + "=D0,D1,...");
+      continue;
+    }
+    const std::vector<int64_t>& shape = given->second;
+    const std::vector<int64_t>& fixed = signature.empty() ? input.shape : signature;
+    std::string which = signature.empty() ? "its shape " + shape_str(input.shape) + " (it has no shape_signature: no dimension may change)"
+                                          : "its shape_signature " + shape_str(signature);
+    if (shape.size() != fixed.size())
+      fail(label + ": --input-shape gives " + std::to_string(shape.size()) + " dimensions " + shape_str(shape) + ", but " +
+           which + " has " + std::to_string(fixed.size()));
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (fixed[d] != -1 && fixed[d] != shape[d])
+        fail(label + ": --input-shape " + shape_str(shape) + " changes dimension " + std::to_string(d) + " to " +
+             std::to_string(shape[d]) + ", but " + which + " fixes it at " + std::to_string(fixed[d]) +
+             " (TFLite resizes only the dimensions marked -1)");
+    std::string problem = shape_size_problem(shape);
+    if (!problem.empty()) fail(label + ": --input-shape " + shape_str(shape) + ": " + problem);
+    input.shape = shape;
+    check_size_limit(input, label);
+    resized_ = true;
+  }
+}
+
+// A tensor whose shape_signature has a -1 holds only the converter's placeholder there,
+// right for the stored input shapes at best (melspectrogram's [1, 1] input gives a
+// [1, 1, 1, 257] placeholder where a 512-tap convolution leaves nothing). TFLite's
+// interpreter recomputes every such shape from the inputs, and so does aotc's shape
+// inference once shape_known is false: for every such tensor after --input-shape, and for
+// those with a -1 beyond dimension 0 in any case (a batch-only -1 keeps its stored size,
+// as TFLite runs an unresized model). Constants and the graph's inputs keep theirs.
+void TfliteImporter::forget_placeholder_shapes(size_t index) {
+  for (size_t id = 0; id < sub_->tensors.size(); ++id) {
+    const std::vector<int64_t>& signature = sub_->dynamic_signatures[id];
+    Tensor& tensor = sub_->tensors[id];
+    if (signature.empty() || tensor.is_constant() || tensor.is_variable) continue;
+    if (index == 0 && std::find(sub_->inputs.begin(), sub_->inputs.end(), static_cast<TensorId>(id)) != sub_->inputs.end())
+      continue;
+    if (resized_ || std::find(signature.begin() + 1, signature.end(), -1) != signature.end()) {
+      tensor.shape.clear();
+      tensor.shape_known = false;
+    }
+  }
+}
+
 std::vector<uint8_t> read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CompileError(path + ": cannot open file: " + std::strerror(errno));
@@ -536,7 +639,8 @@ std::vector<uint8_t> read_whole_file(const std::string& path) {
 
 }  // namespace
 
-Graph import_tflite_bytes(const uint8_t* bytes, size_t size, const std::string& source_name) {
+Graph import_tflite_bytes(const uint8_t* bytes, size_t size, const std::string& source_name,
+                          const ShapeBindings& bindings) {
   // The verifier checks field alignment relative to the start of the buffer;
   // that only means real alignment if the start itself is aligned.
   std::vector<uint64_t> aligned_copy;
@@ -546,15 +650,18 @@ Graph import_tflite_bytes(const uint8_t* bytes, size_t size, const std::string& 
     bytes = reinterpret_cast<const uint8_t*>(aligned_copy.data());
   }
   try {
-    return TfliteImporter(bytes, size).run();
+    if (!bindings.dims.empty())
+      throw CompileError("--dim applies to ONNX models (TFLite dimensions have no names): give the input's whole shape "
+                         "with --input-shape");
+    return TfliteImporter(bytes, size, bindings).run();
   } catch (const CompileError& e) {
     throw CompileError(source_name + ": " + e.what());
   }
 }
 
-Graph import_tflite(const std::string& path) {
+Graph import_tflite(const std::string& path, const ShapeBindings& bindings) {
   std::vector<uint8_t> bytes = read_whole_file(path);
-  return import_tflite_bytes(bytes.data(), bytes.size(), path);
+  return import_tflite_bytes(bytes.data(), bytes.size(), path, bindings);
 }
 
 }  // namespace aotc

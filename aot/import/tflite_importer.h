@@ -3,19 +3,28 @@
 // TFLite files come from converters and from strangers, so the importer treats the
 // file as untrusted: it runs the flatbuffers verifier over the whole file first,
 // then checks every index, size and enum value it uses before using it. Anything
-// aotc cannot compile faithfully (dynamic shapes, sparse tensors, hybrid float/int8
-// models, custom operators, CALL) is rejected with a CompileError that names
-// the offending tensor or operator; nothing is silently approximated. All messages
-// start with "<path>: ".
+// aotc cannot compile faithfully (dynamic shapes not given by --input-shape, sparse
+// tensors, hybrid float/int8 models, custom operators, CALL) is rejected with a
+// CompileError that names the offending tensor or operator; nothing is silently
+// approximated. All messages start with "<path>: ".
 //
 // What the Graph looks like:
 //   - source_format = "tflite"; tensors are subgraph 0's tensors, same order and
 //     index (TensorId i = TFLite tensor i); inputs/outputs are subgraph 0's. The
 //     subgraphs that IF, WHILE and CALL_ONCE run, and resource variables, are placed
 //     after them as tflite_subgraphs.h describes (If and Loop nodes, variable tensors).
-//   - Tensor: shape from `shape` (shape_known = true). `shape_signature` may mark
-//     only dimension 0 (the batch) as -1; the stored size of that dimension is
-//     used. A tensor with a non-empty buffer is a constant whose `data` holds
+//   - Tensor: shape from `shape` (shape_known = true). `shape_signature` marks the
+//     dimensions TFLite's interpreter may resize (-1); there `shape` holds only the
+//     converter's placeholder. --input-shape NAME=D0,D1,... (ShapeBindings) gives a
+//     graph input the shape TFLite's ResizeInputTensor would: it may change only the
+//     dimensions marked -1. Without it an input's dimension 0 (the batch) keeps its
+//     stored size, and any other -1 in an input is an error asking for --input-shape.
+//     Every other tensor whose signature has a -1 beyond dimension 0, and with
+//     --input-shape every tensor whose signature has a -1 at all, gets
+//     shape_known = false: shape inference recomputes it from the inputs, as TFLite's
+//     interpreter does. A tensor with no elements that no operator writes (converters
+//     give it no buffer: RESHAPE's shape [] of a scalar) is a constant with empty
+//     `data`. A tensor with a non-empty buffer is a constant whose `data` holds
 //     exactly num_elements() * dtype.bytes() bytes. Unnamed tensors are called
 //     "tensor_<index>".
 //   - Quantization: scale / zero_point as stored, except that a single zero point
@@ -80,16 +89,19 @@
 #include <string>
 
 #include "aot/graph/graph.h"
+#include "aot/import/shape_bindings.h"
 
 namespace aotc {
 
-// Imports subgraph 0 of the .tflite file at `path`, with the subgraphs it runs. Throws
-// CompileError.
-Graph import_tflite(const std::string& path);
+// Imports subgraph 0 of the .tflite file at `path`, with the subgraphs it runs, its
+// inputs resized as `bindings.input_shapes` says (`bindings.dims` must be empty: TFLite
+// dimensions have no names). Throws CompileError.
+Graph import_tflite(const std::string& path, const ShapeBindings& bindings = {});
 
 // The same for a file already in memory (tests, fuzzing). `source_name` stands
 // for the path in error messages. Buffers with an external `offset` are looked
 // up in `bytes`, which must therefore be the whole file.
-Graph import_tflite_bytes(const uint8_t* bytes, size_t size, const std::string& source_name);
+Graph import_tflite_bytes(const uint8_t* bytes, size_t size, const std::string& source_name,
+                          const ShapeBindings& bindings = {});
 
 }  // namespace aotc

@@ -53,6 +53,9 @@ struct ImportedSubgraph {
   std::vector<bool> resources;  // per tensor
   std::vector<TensorId> inputs, outputs;
   std::vector<Node> nodes;  // in execution order (checked by the importer)
+  // Per tensor: its shape_signature when that marks a dimension -1 (its `shape` holds
+  // only the converter's placeholder there), else empty.
+  std::vector<std::vector<int64_t>> dynamic_signatures;
 };
 
 // The most nodes copies of subgraphs may add up to: a few subgraphs that each run the

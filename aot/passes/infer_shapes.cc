@@ -19,6 +19,9 @@
 // condition is now a constant becomes the nodes of the branch it takes, which are then
 // inferred in its place. Control-flow operators infer their subgraphs from their shape
 // functions (lowering/ops/control_flow.cc), with this pass.
+//
+// A node that stays (a kernel) may not have an output without elements: that is an error
+// naming the node, not C with arrays of size 0.
 #include <deque>
 #include <set>
 
@@ -67,6 +70,13 @@ void infer_shapes(Graph& g) {
         if (out != kNoTensor) folded_here.insert(out);
       continue;
     }
+    // A kernel must have something to compute: one with an output without elements (from
+    // an empty constant operand, e.g. weights [0, 2]) would declare arrays of size 0, which
+    // C99 has not. Values that fold above may be empty.
+    for (TensorId out : node.outputs)
+      if (out != kNoTensor && g.tensor(out).num_elements() == 0)
+        node_error(node, "output '" + g.tensor(out).name + "' would have shape " + shape_str(g.tensor(out).shape) +
+                             ", without elements; tensors without elements are not supported");
     kept.push_back(std::move(node));
   }
   g.nodes = std::move(kept);

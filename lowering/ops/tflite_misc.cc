@@ -22,6 +22,13 @@ using ir::Expr;
 
 // ---------------------------------------------------------------- RESHAPE
 
+// Legacy converters wrote a reshape to a scalar without a shape input, as the shape [0]
+// in the new_shape option and the output tensor; TFLite reads that [0] as [] (its
+// GetOutputShapeFromParam, TFLite Micro's ReshapeOutput).
+bool is_legacy_scalar(const Node& node, const std::vector<int64_t>& shape) {
+  return node.input(1) == kNoTensor && shape == std::vector<int64_t>{0};
+}
+
 // The shape a RESHAPE asks for in its constant shape input (or, without one, in its
 // new_shape option), with a -1 resolved from `elements`. nullopt if it states none.
 std::optional<std::vector<int64_t>> requested_shape(const Graph& g, const Node& node, int64_t elements) {
@@ -34,6 +41,7 @@ std::optional<std::vector<int64_t>> requested_shape(const Graph& g, const Node& 
     shape = g.tensor(shape_input).ints();
   } else if (node.has_attr("new_shape")) {
     shape = node.attr_ints("new_shape");
+    if (is_legacy_scalar(node, shape)) shape.clear();
   } else {
     return std::nullopt;
   }
@@ -56,7 +64,8 @@ std::optional<std::vector<int64_t>> requested_shape(const Graph& g, const Node& 
 // stated, must agree with it, and the element count must not change.
 void infer_reshape(Graph& g, Node& node) {
   const Tensor& x = require_input(g, node, 0);
-  const Tensor& y = g.tensor(node.outputs.at(0));
+  Tensor& y = g.tensor(node.outputs.at(0));
+  if (y.shape_known && is_legacy_scalar(node, y.shape)) y.shape.clear();
   std::optional<std::vector<int64_t>> requested = requested_shape(g, node, x.num_elements());
   if (!y.shape_known && !requested) node_error(node, "the output shape is neither declared nor requested");
   std::vector<int64_t> shape = y.shape_known ? y.shape : *requested;

@@ -67,9 +67,12 @@ bool same_quantization(const Graph& g, TensorId a, TensorId b) {
 
 // ---------------------------------------------------------------- float (and int8 max): ONNX reductions
 
+// An empty axis list reduces nothing in TFLite (ResolveAxis resolves no axis, and each
+// output element is its input element), where ONNX would reduce every axis.
 Node translate_reduction(const Node& node, const std::string& onnx_op) {
   Node t = tflite::as_operator(node, onnx_op);
   t.attrs["keepdims"] = node.attr_int("keep_dims", 0);
+  t.attrs["noop_with_empty_axes"] = int64_t{1};
   return t;
 }
 

@@ -77,6 +77,9 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"squeeze_scalar", {"node squeeze (Squeeze)", "axis 0 is out of range for rank 0"}},
         Malformed{"pad_scalar", {"node pad (Pad)", "axis 0 is out of range for rank 0"}},
         Malformed{"quantize_scalar_per_axis", {"node quantize (QuantizeLinear)", "axis 0 is out of range for rank 0"}},
+        // A kernel whose output has no elements (weights [2, 0]): its C declared arrays of size 0.
+        Malformed{"matmul_empty_weights",
+                  {"node matmul (MatMul)", "output 'y' would have shape [1, 0], without elements"}},
         // fuzz_tflite_import's: a TFLite ASSIGN_VARIABLE without operands; it read them.
         // (Rewritten by flatc from its JSON when the schema gained Operator.custom_options:
         // the fuzzer's bytes held junk in that field's slot, which the verifier now rejects

@@ -58,6 +58,42 @@ TEST_F(TfliteControlFlow, IfRunsTheBranchItsConditionPicks) {
   EXPECT_NE(c.find("} else {"), std::string::npos) << c;
 }
 
+// The converter's form of an ONNX If (openWakeWord's hey_jarvis): the [1, 1] condition is
+// reshaped to a scalar by a RESHAPE whose shape [] is a [0]-element tensor with no buffer,
+// in subgraph 0 and in the then branch. y = x * score + [1, 2, 3, 4] when score >= 0.5
+// (GREATER_EQUAL: 0.5 takes the then branch), else y = x.
+TEST_F(TfliteControlFlow, IfOnAConditionReshapedByAnEmptyShapeTensor) {
+  std::vector<float> x = {1.0f, -2.0f, 3.0f, 0.5f};
+  std::string x_file = write("x.bin", x);
+  for (float score : {0.8f, 0.2f, 0.5f, 0.49999997f}) {
+    SCOPED_TRACE("score " + std::to_string(score));
+    Result r = run({"run", json_model("if_on_reshaped_condition"), "--inputs",
+                    x_file + "," + write("score.bin", std::vector<float>{score}), "--outputs", tmp("y.bin")});
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<float> y = x;
+    if (score >= 0.5f)
+      for (size_t i = 0; i < y.size(); ++i) y[i] = x[i] * score + static_cast<float>(i + 1);
+    expect_close(read_floats(tmp("y.bin")), y, 0, 0);
+  }
+}
+
+// An IF whose operand and branches have dynamic shapes ([-1, -1], placeholders [1, 1]),
+// resized with --input-shape x=2,3: y = x + x when c, else y = x.
+TEST_F(TfliteControlFlow, IfWithResizedDynamicShapes) {
+  std::vector<float> x = {0.5f, -1.0f, 2.0f, 3.0f, -4.5f, 6.0f};
+  for (bool c : {true, false}) {
+    SCOPED_TRACE(c ? "then" : "else");
+    std::ofstream(tmp("c.bin"), std::ios::binary).put(c ? 1 : 0);
+    Result r = run({"run", json_model("if_dynamic_shapes"), "--input-shape", "x=2,3", "--inputs",
+                    write("x.bin", x) + "," + tmp("c.bin"), "--outputs", tmp("y.bin")});
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::vector<float> y = x;
+    if (c)
+      for (float& v : y) v += v;
+    expect_close(read_floats(tmp("y.bin")), y, 0, 0);
+  }
+}
+
 // (i, acc, x) = (0, x, x); while i < 5: (i + 1, acc * 0.5 + x, x). The condition follows
 // from constants, so aotc counts the iterations at compile time: a plain `for` of 5, no
 // --max-trip, no trip-limit check.
@@ -183,7 +219,8 @@ TEST_F(TfliteControlFlow, Int8GreaterRescalesBothSidesLikeTfliteMicro) {
 // The generated C of each model builds as strict C99 with arm-none-eabi-gcc for the
 // Cortex-M4 and with clang.
 TEST_F(TfliteControlFlow, GeneratedCodeIsStrictC99ForCortexM4AndClang) {
-  for (const char* stem : {"if_branches", "while_counter", "call_once_accumulator", "compare_int8"}) {
+  for (const char* stem :
+       {"if_branches", "if_on_reshaped_condition", "while_counter", "call_once_accumulator", "compare_int8"}) {
     SCOPED_TRACE(stem);
     std::string out = tmp(stem);
     Result r = run({"compile", json_model(stem), "-o", out, "--target", "cortex-m4"});

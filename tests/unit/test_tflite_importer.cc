@@ -415,6 +415,28 @@ TEST(TfliteImporter, UnknownBatchSizeIsAccepted) {
   EXPECT_EQ(graph.tensor(0).shape, (std::vector<int64_t>{1, 4, 4, 2}));
 }
 
+// --input-shape gives an input the shape TFLite's ResizeInputTensor would, in the
+// dimensions its shape_signature marks -1; a tensor whose signature has no -1 keeps its
+// shape (shape inference checks it against the resized inputs).
+TEST(TfliteImporter, InputShapeResizesTheDynamicDimensions) {
+  TinyConvModel model;
+  model.input_signature = {-1, -1, -1, 2};
+  std::vector<uint8_t> bytes = model.build();
+  ShapeBindings bindings;
+  bindings.input_shapes["input"] = {3, 6, 5, 2};
+  Graph graph = import_tflite_bytes(bytes.data(), bytes.size(), "model", bindings);
+  EXPECT_EQ(graph.tensor(0).shape, (std::vector<int64_t>{3, 6, 5, 2}));
+  EXPECT_TRUE(graph.tensor(3).shape_known);
+  bindings.input_shapes["input"] = {3, 6, 5, 4};
+  try {
+    import_tflite_bytes(bytes.data(), bytes.size(), "model", bindings);
+    ADD_FAILURE() << "a resize of a fixed dimension was accepted";
+  } catch (const CompileError& e) {
+    EXPECT_STREQ(e.what(), "model: graph input 'input': --input-shape [3, 6, 5, 4] changes dimension 3 to 4, but its "
+                           "shape_signature [-1, -1, -1, 2] fixes it at 2 (TFLite resizes only the dimensions marked -1)");
+  }
+}
+
 TEST(TfliteImporter, ExternalBufferIsRead) {
   TinyConvModel model;
   model.external_weights = true;
@@ -495,7 +517,10 @@ const std::vector<Damage>& damages() {
        {"tensor 'weights'", "3 scales", "has size 4"}},
       {"WrongNumberOfZeroPoints", [](M m) { m.num_weight_zero_points = 2; },
        {"tensor 'weights'", "4 quantization scales but 2 zero points"}},
-      {"DynamicShape", [](M m) { m.input_signature = {1, -1, 4, 2}; }, {"tensor 'input'", "dynamic shape"}},
+      {"DynamicShape", [](M m) { m.input_signature = {1, -1, 4, 2}; },
+       {"graph input 'input': dynamic shape [1, -1, 4, 2] (its shape_signature): give its shape with --input-shape input="}},
+      {"SignatureDisagreesWithShape", [](M m) { m.input_signature = {-1, 5, 4, 2}; },
+       {"tensor 'input': shape_signature [-1, 5, 4, 2] does not match shape [1, 4, 4, 2]"}},
       {"ZeroStride", [](M m) { m.stride = 0; }, {"operator 0 (tfl.CONV_2D)", "stride_h must be at least 1"}},
       {"OptionsOfAnotherOperator", [](M m) { m.pool_options_on_conv = true; },
        {"operator 0 (tfl.CONV_2D)", "expected Conv2DOptions", "Pool2DOptions"}},

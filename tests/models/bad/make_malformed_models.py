@@ -131,3 +131,10 @@ zeros = numpy_helper.from_array(np.array([0, 0], np.int8), "zero")
 save(helper.make_graph([helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["y"], name="quantize", axis=0)],
                        "quantize_scalar", [io("x", [])], [io("y", [], TensorProto.INT8)], [scales, zeros]),
      "quantize_scalar_per_axis")
+
+# A kernel with an output without elements: weights [2, 0] make MatMul's output [1, 0], and
+# the generated C declared arrays of size 0 (C99 has none; -Werror refused it). It must be
+# aotc's error naming the node.
+empty_weights = numpy_helper.from_array(np.zeros((2, 0), np.float32), "w")
+save(helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")], "matmul_empty",
+                       [io("x", [1, 2])], [io("y", [1, 0])], [empty_weights]), "matmul_empty_weights")
