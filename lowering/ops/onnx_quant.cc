@@ -137,6 +137,11 @@ void infer_quantize_linear(Graph& g, Node& node) {
   require_float32(g, node, 0);
   const Tensor& x = g.tensor(node.inputs[0]);
   if (node.attr_int("output_dtype", 0) != 0) node_error(node, "the output_dtype attribute is not supported");
+  // QuantizeLinear-23's `precision`: the type x / y_scale is computed in. aotc divides in
+  // float32, y_scale's type and the default (0: unset, 1: float32).
+  int64_t precision = node.attr_int("precision", 0);
+  if (precision != 0 && precision != 1)
+    node_error(node, "precision " + std::to_string(precision) + " is not supported (the division is in float32)");
   DataType out = output_quantized_type(g, node, 2);
   quantization_axis(g, node, x);
   read_quant_params(g, node, 1, 2, out);
