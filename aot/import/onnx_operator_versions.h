@@ -40,7 +40,8 @@ const std::map<std::string, int64_t>& implemented_onnx_versions();
 std::string onnx_version_problem(const std::string& op, int64_t opset, int64_t newest_implemented);
 
 // Throws node_error if aotc does not implement the version of node.op that `opset`
-// means. Operators aotc does not have at all are left to the registry ("not supported").
+// means, or (naming that version) any version of this ONNX operator. Names that are not
+// ONNX operators of the opset are left to the registry ("not supported").
 void check_onnx_operator_version(const Node& node, int64_t opset);
 
 }  // namespace aotc
