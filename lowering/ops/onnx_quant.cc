@@ -19,12 +19,14 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "lowering/ir/runtime_calls.h"
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/convolution.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
+#include "aot/import/onnx_importer.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/window.h"
 #include "lowering/ir/quant_onnx.h"
@@ -133,16 +135,29 @@ int64_t quantization_axis(const Graph& g, const Node& node, const Tensor& x) {
   return axis;
 }
 
+// QuantizeLinear's type: output_dtype (opset 21) when given, which a zero point's type
+// must equal; else the zero point's (uint8 without one).
+DataType quantize_output_type(const Graph& g, const Node& node) {
+  int64_t code = node.attr_int("output_dtype", 0);
+  if (code == 0) return output_quantized_type(g, node, 2);
+  std::optional<DataType> t = onnx_element_dtype(code);
+  if (!t || !is_quantized_type(*t))
+    node_error(node, "output_dtype " + onnx_element_type_name(code) + " is not supported (8- and 16-bit integers)");
+  if (node.input(2) != kNoTensor && g.tensor(node.inputs[2]).dtype != *t)
+    node_error(node, "output_dtype " + onnx_element_type_name(code) + " differs from the zero point's type " +
+                         g.tensor(node.inputs[2]).dtype.str());
+  return *t;
+}
+
 void infer_quantize_linear(Graph& g, Node& node) {
   require_float32(g, node, 0);
   const Tensor& x = g.tensor(node.inputs[0]);
-  if (node.attr_int("output_dtype", 0) != 0) node_error(node, "the output_dtype attribute is not supported");
   // QuantizeLinear-23's `precision`: the type x / y_scale is computed in. aotc divides in
   // float32, y_scale's type and the default (0: unset, 1: float32).
   int64_t precision = node.attr_int("precision", 0);
   if (precision != 0 && precision != 1)
     node_error(node, "precision " + std::to_string(precision) + " is not supported (the division is in float32)");
-  DataType out = output_quantized_type(g, node, 2);
+  DataType out = quantize_output_type(g, node);
   quantization_axis(g, node, x);
   read_quant_params(g, node, 1, 2, out);
   set_output(g, node, 0, out, x.shape);
@@ -151,7 +166,10 @@ void infer_quantize_linear(Graph& g, Node& node) {
 void infer_dequantize_linear(Graph& g, Node& node) {
   require_quantized_input(g, node, 0, /*allow_int32=*/true);
   const Tensor& x = g.tensor(node.inputs[0]);
-  if (node.attr_int("output_dtype", 0) != 0) node_error(node, "the output_dtype attribute is not supported");
+  // DequantizeLinear-23's output_dtype: float32 (the scale's type, the default) only.
+  int64_t output_dtype = node.attr_int("output_dtype", 0);
+  if (output_dtype != 0 && output_dtype != 1)
+    node_error(node, "output_dtype " + onnx_element_type_name(output_dtype) + " is not supported (float32 only)");
   quantization_axis(g, node, x);
   QuantParams q = read_quant_params(g, node, 1, 2, x.dtype);
   if (x.dtype == DataType::Int(32) &&

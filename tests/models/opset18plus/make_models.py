@@ -291,6 +291,13 @@ case("layer_norm_stash_23", 23,
      [("x", normal(2, 3, 8))], [("y", F), ("mean", F), ("inv_std", F)], [const("scale", normal(8)), const("bias", normal(8))],
      what="LayerNormalization with its Mean and InvStdDev outputs, in an opset 23 model")
 
+case("quantize_output_dtype_23", 23,
+     [h.make_node("QuantizeLinear", ["x", "scale"], ["q"], output_dtype=T.INT8),
+      h.make_node("DequantizeLinear", ["q", "scale"], ["dq"], output_dtype=T.FLOAT)],
+     [("x", (3 * normal(2, 5)).astype(np.float32))], [("q", T.INT8), ("dq", F)],
+     [const("scale", np.array(0.05, np.float32))],
+     what="QuantizeLinear-21 output_dtype without a zero point, DequantizeLinear-23 output_dtype float32")
+
 # ---------------------------------------------------------------- opset 24
 
 case("mixed_24", 24,
@@ -320,7 +327,7 @@ refused("opset_25", 25, [h.make_node("Relu", ["x"], ["y"])], [("x", x)], [("y", 
         ["opset 25 is newer than the newest aotc knows (24)"])
 refused("attention_24", 24, [h.make_node("Attention", ["q", "k", "v"], ["y"])],
         [("q", normal(1, 2, 3, 4)), ("k", normal(1, 2, 3, 4)), ("v", normal(1, 2, 3, 4))], [("y", F)],
-        ["(Attention)", "operator 'Attention' is not supported"])
+        ["(Attention)", "operator 'Attention' is not supported", "opset 24 means Attention-24"])
 refused("resize_antialias_18", 18, [h.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear", antialias=1)],
         [("x", x)], [("y", F)], ["(Resize)", "antialias"], [const("scales", np.array([1, 1, 0.5, 0.5], np.float32))])
 refused("resize_half_pixel_symmetric_19", 19,
@@ -336,6 +343,10 @@ refused("quantize_precision_23", 23,
         [h.make_node("QuantizeLinear", ["x", "scale", "zero"], ["y"], precision=T.FLOAT16)],
         [("x", x)], [("y", T.INT8)], ["(QuantizeLinear)", "precision 10 is not supported"],
         [const("scale", np.array(0.1, np.float32)), const("zero", np.array(0, np.int8))])
+refused("dequantize_float16_output_23", 23,
+        [h.make_node("DequantizeLinear", ["x", "scale"], ["y"], output_dtype=T.FLOAT16)],
+        [("x", np.arange(8, dtype=np.int8))], [("y", T.FLOAT16)], ["(DequantizeLinear)", "output_dtype float16 (10)"],
+        [const("scale", np.array(0.1, np.float32))])
 refused("cast_int4_21", 21, [h.make_node("Cast", ["x"], ["y"], to=22)], [("x", x)], [("y", 22)],
         ["(Cast)", "(22) is not supported"])
 refused("dft_inverse_real_input_onesided_20", 20,
