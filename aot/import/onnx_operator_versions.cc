@@ -27,7 +27,7 @@ namespace {
 //                                   (float8e8m0 only), QuantizeLinear-21 output_dtype,
 //                                   DequantizeLinear-23 output_dtype (float32 only),
 //                                   QuantizeLinear-23 precision (float32 only),
-//                                   QuantizeLinear/DequantizeLinear-21 block_size (refused)
+//                                   QuantizeLinear/DequantizeLinear-21 block_size
 //   new operators                   CenterCropPad-18, Col2Im-18, Mish-18,
 //                                   BitwiseAnd/Or/Xor/Not-18, Gelu-20,
 //                                   RMSNormalization-23, Swish-24

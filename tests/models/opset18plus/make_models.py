@@ -254,6 +254,26 @@ case("quantize_dequantize_21", 21,
       const("scale_1", np.array(0.03, np.float32)), const("zero_u8", np.array(128, np.uint8))],
      what="QuantizeLinear/DequantizeLinear-21 per axis and per tensor")
 
+xb = (3 * normal(1, 2, 4, 5)).astype(np.float32)
+case("quantize_blocked_21", 21,
+     [h.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"], axis=3, block_size=2),
+      h.make_node("DequantizeLinear", ["q", "scale", "zero"], ["dq"], axis=3, block_size=2),
+      h.make_node("DequantizeLinear", ["a", "a_scale", "a_zero"], ["a_real"]),
+      h.make_node("DequantizeLinear", ["w", "w_scale", "w_zero"], ["w_real"], axis=1, block_size=2),
+      h.make_node("MatMul", ["a_real", "w_real"], ["product"]),
+      h.make_node("QuantizeLinear", ["product", "y_scale", "y_zero"], ["y"])],
+     [("x", xb), ("a", rng.integers(-128, 128, (3, 2)).astype(np.int8))],
+     [("q", T.INT8), ("dq", F), ("y", T.INT8)],
+     [const("scale", rng.uniform(0.01, 0.1, (1, 2, 4, 3)).astype(np.float32)),
+      const("zero", rng.integers(-5, 6, (1, 2, 4, 3)).astype(np.int8)),
+      const("a_scale", np.array(0.02, np.float32)), const("a_zero", np.array(3, np.int8)),
+      const("w", rng.integers(-128, 128, (2, 4)).astype(np.int8)),
+      const("w_scale", rng.uniform(0.005, 0.02, (2, 2)).astype(np.float32)),
+      const("w_zero", np.zeros((2, 2), np.int8)),
+      const("y_scale", np.array(0.25, np.float32)), const("y_zero", np.array(-2, np.int8))],
+     what="QuantizeLinear/DequantizeLinear-21 blocked (block_size; a last block shorter), a blocked weight "
+          "into MatMul whose 4 scales a per-column reading would take for its 4 columns")
+
 case("group_norm_21", 21,
      [h.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"], num_groups=2, epsilon=1e-4, stash_type=1)],
      [("x", normal(2, 6, 4))], [("y", F)], [const("scale", normal(6)), const("bias", normal(6))],
@@ -335,10 +355,10 @@ refused("resize_half_pixel_symmetric_19", 19,
                      coordinate_transformation_mode="half_pixel_symmetric")],
         [("x", x)], [("y", F)], ["(Resize)", "half_pixel_symmetric"],
         [const("scales", np.array([1, 1, 2, 2], np.float32))])
-refused("quantize_blocked_21", 21,
+refused("quantize_blocked_wrong_scale_21", 21,
         [h.make_node("QuantizeLinear", ["x", "scale", "zero"], ["y"], axis=3, block_size=2)],
-        [("x", x)], [("y", T.INT8)], ["(QuantizeLinear)", "block_size"],
-        [const("scale", np.full((1, 2, 4, 2), 0.1, np.float32)), const("zero", np.zeros((1, 2, 4, 2), np.int8))])
+        [("x", x)], [("y", T.INT8)], ["(QuantizeLinear)", "blocks of 2 along axis 3 of [1, 2, 4, 4] need [1, 2, 4, 2]"],
+        [const("scale", np.full((1, 2, 4, 4), 0.1, np.float32)), const("zero", np.zeros((1, 2, 4, 4), np.int8))])
 refused("quantize_precision_23", 23,
         [h.make_node("QuantizeLinear", ["x", "scale", "zero"], ["y"], precision=T.FLOAT16)],
         [("x", x)], [("y", T.INT8)], ["(QuantizeLinear)", "precision 10 is not supported"],
