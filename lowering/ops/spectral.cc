@@ -1,5 +1,5 @@
-// Signal processing (ONNX opset 17, and DFT-20): the window functions HannWindow, HammingWindow and
-// BlackmanWindow, MelWeightMatrix, DFT and STFT.
+// Signal processing (ONNX opset 17, and DFT-20): the window functions HannWindow,
+// HammingWindow and BlackmanWindow, MelWeightMatrix, DFT and STFT.
 //
 // The windows and the mel matrix depend only on their scalar operands, which must be
 // compile-time constants (the output's size is one of them): their values are computed
