@@ -89,6 +89,15 @@ static inline uint32_t aotc_shift_right_u32(uint32_t x, uint32_t n) { return n >
 static inline uint64_t aotc_shift_left_u64(uint64_t x, uint64_t n) { return n >= 64u ? 0u : x << n; }
 static inline uint64_t aotc_shift_right_u64(uint64_t x, uint64_t n) { return n >= 64u ? 0u : x >> n; }
 
+/* Bitwise and, or, xor and not (BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot) on the
+ * two's complement bits of integers of up to 64 bits: signed values arrive sign-extended,
+ * unsigned ones zero-extended, and the caller converts the result back to the operands'
+ * width, which keeps exactly the bits of that width. */
+static inline uint64_t aotc_bit_and_u64(uint64_t a, uint64_t b) { return a & b; }
+static inline uint64_t aotc_bit_or_u64(uint64_t a, uint64_t b) { return a | b; }
+static inline uint64_t aotc_bit_xor_u64(uint64_t a, uint64_t b) { return a ^ b; }
+static inline uint64_t aotc_bit_not_u64(uint64_t a) { return ~a; }
+
 /* base^exponent in wrapping 64-bit arithmetic (square and multiply on the two's
  * complement bits, so no signed overflow). A negative exponent gives the real result
  * truncated toward zero: 1 for base 1, +-1 for base -1, else 0 (also for base 0, where

@@ -50,6 +50,12 @@ const OpDef* find_op(const std::string& op) {
   return it == registry().end() ? nullptr : &it->second;
 }
 
+std::vector<std::string> registered_ops() {
+  std::vector<std::string> names;
+  for (const auto& entry : registry()) names.push_back(entry.first);
+  return names;
+}
+
 std::map<TensorId, TensorId> view_inputs(const Graph& g) {
   std::map<TensorId, TensorId> views;
   for_each_node(g.nodes, [&](const Node& n) {

@@ -94,6 +94,8 @@ OpDef view_op(InferFn infer);
 OpDef control_flow_op(InferFn infer, ExpandFn expand = nullptr);
 
 const OpDef* find_op(const std::string& op);
+// The names of every registered operator, in order.
+std::vector<std::string> registered_ops();
 
 // View output -> its input, for every view node in the graph and its subgraphs: the
 // storage planner and the lowering of control flow follow these to where bytes live.

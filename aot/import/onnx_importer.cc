@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "aot/import/onnx_operator_versions.h"
 #include "runtime-c/aotc_elementwise.h"
 
 namespace aotc {
@@ -161,9 +162,6 @@ AttrValue convert_attribute(const onnx::AttributeProto& a, const Node& node) {
   }
 }
 
-// The newest ONNX opset whose operators aotc reads.
-constexpr int64_t kNewestOpset = 23;
-
 class OnnxImporter {
  public:
   // `path` names the model in messages; `bytes` are its contents.
@@ -176,10 +174,11 @@ class OnnxImporter {
     for (auto& op : model.opset_import())
       if (op.domain().empty() || op.domain() == "ai.onnx") g_.opset = op.version();
     // Operators of a newer opset may mean something else than aotc implements.
-    if (g_.opset > kNewestOpset)
+    // Within the known ones, each node's operator version is checked (add_node).
+    if (g_.opset > newest_onnx_opset())
       throw CompileError(path_ + ": opset " + std::to_string(g_.opset) + " is newer than the newest aotc knows (" +
-                         std::to_string(kNewestOpset) + "); export the model with opset " + std::to_string(kNewestOpset) +
-                         " or older");
+                         std::to_string(newest_onnx_opset()) + "); export the model with opset " +
+                         std::to_string(newest_onnx_opset()) + " or older");
     const onnx::GraphProto& graph = model.graph();
     for (auto& init : graph.initializer()) define(init.name(), g_.add_tensor(widened(note_float16(convert_tensor(init, path_)))));
     for (auto& in : graph.input()) {
@@ -310,6 +309,7 @@ class OnnxImporter {
     for (int i = 0; i < n.output_size() && node.name.empty(); ++i) node.name = n.output(i);
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       node_error(node, "operator domain '" + n.domain() + "' is not supported");
+    check_onnx_operator_version(node, g_.opset);
     if (node.op == "Constant") return add_constant(n, node);
     for (auto& a : n.attribute())
       if (a.type() != onnx::AttributeProto::GRAPH) node.attrs[a.name()] = convert_attribute(a, node);

@@ -108,6 +108,8 @@ std::optional<QuantizedTensor> QdqFolder::dequantized(TensorId id) const {
   if (!p) return std::nullopt;
   const Node& dq = g_.nodes[*p];
   if (dq.op != "DequantizeLinear" || dq.outputs.size() != 1) return std::nullopt;
+  // Blocked parameters (opset 21) are not one per tensor or per channel: no integer kernel.
+  if (dq.attr_int("block_size", 0) != 0) return std::nullopt;
   QuantizedTensor d;
   d.values = dq.input(0);
   d.scale = dq.input(1);

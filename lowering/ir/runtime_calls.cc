@@ -210,6 +210,10 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
       {"aotc_shift_right_u32", {2, [](Args a) { return int64_t{aotc_shift_right_u32(u32(a[0]), u32(a[1]))}; }}},
       {"aotc_shift_left_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_shift_left_u64(u64(a[0]), u64(a[1]))); }}},
       {"aotc_shift_right_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_shift_right_u64(u64(a[0]), u64(a[1]))); }}},
+      {"aotc_bit_and_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_bit_and_u64(u64(a[0]), u64(a[1]))); }}},
+      {"aotc_bit_or_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_bit_or_u64(u64(a[0]), u64(a[1]))); }}},
+      {"aotc_bit_xor_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_bit_xor_u64(u64(a[0]), u64(a[1]))); }}},
+      {"aotc_bit_not_u64", {1, [](Args a) { return static_cast<int64_t>(aotc_bit_not_u64(u64(a[0]))); }}},
       {"aotc_pow_i64", {2, [](Args a) { return aotc_pow_i64(a[0], a[1]); }}},
       {"aotc_mod_i64", {3, [](Args a) { return aotc_mod_i64(a[0], a[1], i32(a[2])); }}},
   };
@@ -376,6 +380,11 @@ Expr shift_left(Expr x, Expr n, int bits) {
 Expr shift_right(Expr x, Expr n, int bits) {
   DataType t = bits > 32 ? DataType::UInt(64) : DataType::UInt(32);
   return call(bits > 32 ? "aotc_shift_right_u64" : "aotc_shift_right_u32", {cast(t, std::move(x)), cast(t, std::move(n))}, t);
+}
+Expr bitwise(const std::string& op, std::vector<Expr> operands) {
+  DataType t = DataType::UInt(64);
+  for (Expr& x : operands) x = cast(t, std::move(x));
+  return call("aotc_bit_" + op + "_u64", std::move(operands), t);
 }
 Expr pow_int64(Expr base, Expr exponent) {
   DataType t = DataType::Int(64);

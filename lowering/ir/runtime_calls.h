@@ -145,6 +145,10 @@ Expr mve_gather_s8(Expr dst, Expr src, Expr row_stride, Expr rows, Expr run);
 Expr shift_left(Expr x, Expr n, int bits);
 Expr shift_right(Expr x, Expr n, int bits);
 Expr pow_int64(Expr base, Expr exponent);
+// BitwiseAnd/Or/Xor/Not (aotc_bit_<op>_u64, op "and", "or", "xor" or "not"): the bits of
+// the operands widened to uint64 (signed ones sign-extended), as uint64; converting the
+// result back to the operands' type keeps the bits of that width.
+Expr bitwise(const std::string& op, std::vector<Expr> operands);
 // Mod of signed integers (aotc_mod_i64): C's remainder, or with sign_of_divisor Python's;
 // 0 for a zero divisor.
 Expr mod_int64(Expr a, Expr b, bool sign_of_divisor);

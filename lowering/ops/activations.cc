@@ -1,7 +1,7 @@
 // Activation functions: Relu, Sigmoid, Tanh, HardSigmoid, HardSwish, Elu, Selu, Celu,
 // LeakyRelu, PRelu (slope broadcast to the input), ThresholdedRelu, Shrink, Softplus,
-// Softsign, Mish and Gelu (ONNX opset 20's, with its "approximate" attribute; PyTorch's
-// exports of older opsets spell it with Erf).
+// Softsign, Mish, Gelu (ONNX opset 20's, with its "approximate" attribute; PyTorch's
+// exports of older opsets spell it with Erf) and Swish (opset 24: x sigmoid(alpha x)).
 //
 // Floating point (float32, float64) unless ONNX allows more: Relu also takes signed
 // integers, PRelu integers, Shrink every numeric type. Attributes are ONNX's float32
@@ -132,6 +132,9 @@ AOTC_REGISTER_OP("Softsign", elementwise(floats(), [](const Node&, Operands in) 
 }));
 AOTC_REGISTER_OP("Mish", elementwise(floats(), [](const Node&, Operands in) { return in[0] * math("tanh", {softplus(in[0])}); }));
 AOTC_REGISTER_OP("Gelu", elementwise(infer_gelu, gelu));
+AOTC_REGISTER_OP("Swish", elementwise(floats(), [](const Node& n, Operands in) {
+  return in[0] * sigmoid(attr(n, "alpha", 1.0) * in[0]);
+}));
 
 }  // namespace
 }  // namespace aotc

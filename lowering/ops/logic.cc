@@ -1,5 +1,8 @@
 // Comparisons and logic: Equal, Less, Greater, LessOrEqual, GreaterOrEqual (numpy
-// broadcasting, bool results), Not, And, Or, Xor on bool tensors, Where, IsInf and IsNaN.
+// broadcasting, bool results), Not, And, Or, Xor on bool tensors, Where, IsInf and IsNaN;
+// BitwiseAnd, BitwiseOr, BitwiseXor and BitwiseNot (opset 18) on integers, computed on
+// the two's complement bits by the runtime's aotc_bit_* functions (C's operators would
+// promote int8 and uint8 to int, whose ~ of an unsigned value is not the value's width).
 //
 // A bool element is a byte holding 0 or 1 (uint8_t in C); every operator here produces
 // exactly 0 or 1 (C's comparisons and logical operators do), so == and != are the boolean
@@ -8,6 +11,9 @@
 #include "lowering/ops/elementwise.h"
 
 #include <cmath>
+#include <string>
+
+#include "lowering/ir/runtime_calls.h"
 
 namespace aotc {
 namespace {
@@ -21,6 +27,11 @@ OpDef comparison(unsigned allowed, Expr (*compare)(Expr, Expr)) {
 
 OpDef logic(Expr (*op)(Expr, Expr)) {
   return elementwise(binary_infer(kBoolType), [op](const Node&, Operands in) { return op(in[0], in[1]); });
+}
+
+OpDef bitwise(const std::string& op) {
+  InferFn infer = op == "not" ? broadcast_infer(kIntegerTypes) : binary_infer(kIntegerTypes);
+  return elementwise(infer, [op](const Node&, Operands in) { return ir::cast(in[0].dtype(), ir::bitwise(op, in)); });
 }
 
 // Where(condition, X, Y): X's type; the three broadcast together.
@@ -51,6 +62,10 @@ AOTC_REGISTER_OP("Not", elementwise(broadcast_infer(kBoolType), [](const Node&, 
 AOTC_REGISTER_OP("And", logic([](Expr a, Expr b) { return ir::logical_and(a, b); }));
 AOTC_REGISTER_OP("Or", logic([](Expr a, Expr b) { return ir::binary(ir::BinaryOp::kOr, a, b); }));
 AOTC_REGISTER_OP("Xor", logic([](Expr a, Expr b) { return a != b; }));
+AOTC_REGISTER_OP("BitwiseAnd", bitwise("and"));
+AOTC_REGISTER_OP("BitwiseOr", bitwise("or"));
+AOTC_REGISTER_OP("BitwiseXor", bitwise("xor"));
+AOTC_REGISTER_OP("BitwiseNot", bitwise("not"));
 AOTC_REGISTER_OP("Where", elementwise(infer_where, [](const Node&, Operands in) { return ir::select(in[0], in[1], in[2]); }));
 AOTC_REGISTER_OP("IsInf", elementwise(broadcast_infer(kFloatTypes, DataType::Bool()), is_infinity));
 AOTC_REGISTER_OP("IsNaN", elementwise(broadcast_infer(kFloatTypes, DataType::Bool()), [](const Node&, Operands in) {

@@ -1,5 +1,5 @@
-// ONNX's quantized operators: QuantizeLinear, DequantizeLinear (per tensor and per axis,
-// opset 10 and 13 semantics), QLinearConv and QLinearMatMul, and aotc.QLinearAdd, the
+// ONNX's quantized operators: QuantizeLinear, DequantizeLinear (per tensor, per axis and,
+// opset 21, per block), QLinearConv and QLinearMatMul, and aotc.QLinearAdd, the
 // integer Add that the fold_qdq pass makes out of DequantizeLinear + Add + QuantizeLinear.
 //
 // QuantizeLinear and DequantizeLinear convert between float32 and integers, so they
@@ -19,12 +19,14 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 #include "lowering/ir/runtime_calls.h"
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/convolution.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
+#include "aot/import/onnx_importer.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/window.h"
 #include "lowering/ir/quant_onnx.h"
@@ -115,30 +117,74 @@ void require_quantized_input(const Graph& g, const Node& node, size_t index, boo
 
 // ---------------------------------------------------------------- QuantizeLinear, DequantizeLinear
 
-// The quantization axis of a QuantizeLinear/DequantizeLinear: -1 for per-tensor
-// parameters (one element), else the normalized `axis` attribute (opset 13, default 1),
-// whose extent the parameter count must equal.
-int64_t quantization_axis(const Graph& g, const Node& node, const Tensor& x) {
+// Which scale and zero point each element of a QuantizeLinear/DequantizeLinear uses:
+//   per tensor  one parameter (axis -1);
+//   per axis    one per index along the normalized `axis` (opset 13, default 1);
+//   blocked     (block_size > 0, opset 21) parameters of x's shape but ceil(extent /
+//               block_size) along `axis`: element i uses the one at i with its index along
+//               `axis` divided by block_size.
+struct QuantizationLayout {
+  int64_t axis = -1;
+  int64_t block_size = 0;
+  std::vector<int64_t> scale_shape;
+};
+
+QuantizationLayout quantization_layout(const Graph& g, const Node& node, const Tensor& x) {
   const Tensor& scale = require_input(g, node, 1);
-  if (node.attr_int("block_size", 0) != 0) node_error(node, "blocked quantization (block_size) is not supported");
-  if (scale.num_elements() == 1) return -1;
+  QuantizationLayout layout;
+  layout.block_size = node.attr_int("block_size", 0);
+  if (layout.block_size < 0) node_error(node, "block_size must not be negative, got " + std::to_string(layout.block_size));
+  if (layout.block_size == 0 && scale.num_elements() == 1) return layout;
   if (g.opset != 0 && g.opset < 13)
     node_error(node, "per-axis scales need opset 13 (the model imports opset " + std::to_string(g.opset) + ")");
   int64_t rank = static_cast<int64_t>(x.shape.size());
-  int64_t axis = normalize_axis(node, node.attr_int("axis", 1), rank);
-  if (scale.shape.size() != 1 || scale.shape[0] != x.shape[static_cast<size_t>(axis)])
-    node_error(node, "scale '" + scale.name + "' has shape " + shape_str(scale.shape) + "; expected a scalar or [" +
-                         std::to_string(x.shape[static_cast<size_t>(axis)]) + "] for axis " + std::to_string(axis) +
-                         " of " + shape_str(x.shape));
-  return axis;
+  layout.axis = normalize_axis(node, node.attr_int("axis", 1), rank);
+  int64_t extent = x.shape[static_cast<size_t>(layout.axis)];
+  if (layout.block_size == 0) {
+    if (scale.shape.size() != 1 || scale.shape[0] != extent)
+      node_error(node, "scale '" + scale.name + "' has shape " + shape_str(scale.shape) + "; expected a scalar or [" +
+                           std::to_string(extent) + "] for axis " + std::to_string(layout.axis) + " of " + shape_str(x.shape));
+    layout.scale_shape = scale.shape;
+    return layout;
+  }
+  std::vector<int64_t> expected = x.shape;
+  expected[static_cast<size_t>(layout.axis)] = (extent + layout.block_size - 1) / layout.block_size;
+  if (scale.shape != expected)
+    node_error(node, "scale '" + scale.name + "' has shape " + shape_str(scale.shape) + "; blocks of " +
+                         std::to_string(layout.block_size) + " along axis " + std::to_string(layout.axis) + " of " +
+                         shape_str(x.shape) + " need " + shape_str(expected));
+  TensorId zero_point = node.input(2);
+  if (zero_point != kNoTensor && g.tensor(zero_point).shape != expected)
+    node_error(node, "zero point '" + g.tensor(zero_point).name + "' has shape " + shape_str(g.tensor(zero_point).shape) +
+                         "; it must have the scale's, " + shape_str(expected));
+  layout.scale_shape = expected;
+  return layout;
+}
+
+// QuantizeLinear's type: output_dtype (opset 21) when given, which a zero point's type
+// must equal; else the zero point's (uint8 without one).
+DataType quantize_output_type(const Graph& g, const Node& node) {
+  int64_t code = node.attr_int("output_dtype", 0);
+  if (code == 0) return output_quantized_type(g, node, 2);
+  std::optional<DataType> t = onnx_element_dtype(code);
+  if (!t || !is_quantized_type(*t))
+    node_error(node, "output_dtype " + onnx_element_type_name(code) + " is not supported (8- and 16-bit integers)");
+  if (node.input(2) != kNoTensor && g.tensor(node.inputs[2]).dtype != *t)
+    node_error(node, "output_dtype " + onnx_element_type_name(code) + " differs from the zero point's type " +
+                         g.tensor(node.inputs[2]).dtype.str());
+  return *t;
 }
 
 void infer_quantize_linear(Graph& g, Node& node) {
   require_float32(g, node, 0);
   const Tensor& x = g.tensor(node.inputs[0]);
-  if (node.attr_int("output_dtype", 0) != 0) node_error(node, "the output_dtype attribute is not supported");
-  DataType out = output_quantized_type(g, node, 2);
-  quantization_axis(g, node, x);
+  // QuantizeLinear-23's `precision`: the type x / y_scale is computed in. aotc divides in
+  // float32, y_scale's type and the default (0: unset, 1: float32).
+  int64_t precision = node.attr_int("precision", 0);
+  if (precision != 0 && precision != 1)
+    node_error(node, "precision " + std::to_string(precision) + " is not supported (the division is in float32)");
+  DataType out = quantize_output_type(g, node);
+  quantization_layout(g, node, x);
   read_quant_params(g, node, 1, 2, out);
   set_output(g, node, 0, out, x.shape);
 }
@@ -146,8 +192,11 @@ void infer_quantize_linear(Graph& g, Node& node) {
 void infer_dequantize_linear(Graph& g, Node& node) {
   require_quantized_input(g, node, 0, /*allow_int32=*/true);
   const Tensor& x = g.tensor(node.inputs[0]);
-  if (node.attr_int("output_dtype", 0) != 0) node_error(node, "the output_dtype attribute is not supported");
-  quantization_axis(g, node, x);
+  // DequantizeLinear-23's output_dtype: float32 (the scale's type, the default) only.
+  int64_t output_dtype = node.attr_int("output_dtype", 0);
+  if (output_dtype != 0 && output_dtype != 1)
+    node_error(node, "output_dtype " + onnx_element_type_name(output_dtype) + " is not supported (float32 only)");
+  quantization_layout(g, node, x);
   QuantParams q = read_quant_params(g, node, 1, 2, x.dtype);
   if (x.dtype == DataType::Int(32) &&
       std::any_of(q.zero_points.begin(), q.zero_points.end(), [](int32_t z) { return z != 0; }))
@@ -161,14 +210,24 @@ void infer_dequantize_linear(Graph& g, Node& node) {
 LoweredOp lower_linear_conversion(const Graph& g, const Node& node, KernelBuilder& kb, ChannelConstants& constants,
                                   const std::function<Expr(const Expr& x, const Expr& channel)>& element) {
   const Tensor& x = g.tensor(node.inputs[0]);
-  int64_t axis = quantization_axis(g, node, x);
+  QuantizationLayout layout = quantization_layout(g, node, x);
   std::vector<int64_t> shape = x.shape.empty() ? std::vector<int64_t>{1} : x.shape;
   ir::Buffer in = kb.input(0, "x");
   ir::Buffer out = kb.output(0, "y");
+  // The parameters' row-major position for element `index` (see QuantizationLayout).
+  auto parameter = [&](const std::vector<Expr>& index) -> Expr {
+    if (layout.axis < 0) return 0;
+    if (layout.block_size == 0) return index[static_cast<size_t>(layout.axis)];
+    Expr flat = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      Expr at = static_cast<int64_t>(d) == layout.axis ? index[d] / ir::make_int(layout.block_size) : index[d];
+      flat = flat * ir::make_int(layout.scale_shape[d]) + at;
+    }
+    return flat;
+  };
   ir::Stmt body = constants.wrap([&] {
     return ir::loop_nest(shape, {}, [&](const std::vector<Expr>& index) {
-      Expr channel = axis < 0 ? Expr(0) : index[static_cast<size_t>(axis)];
-      return ir::store(out, index, element(ir::load(in, index), channel));
+      return ir::store(out, index, element(ir::load(in, index), parameter(index)));
     });
   });
   return kb.finish(body);

@@ -1,5 +1,5 @@
-// Signal processing (ONNX opset 17): the window functions HannWindow, HammingWindow and
-// BlackmanWindow, MelWeightMatrix, DFT and STFT.
+// Signal processing (ONNX opset 17, and DFT-20): the window functions HannWindow,
+// HammingWindow and BlackmanWindow, MelWeightMatrix, DFT and STFT.
 //
 // The windows and the mel matrix depend only on their scalar operands, which must be
 // compile-time constants (the output's size is one of them): their values are computed
@@ -16,9 +16,16 @@
 // cos / sin(2 pi m / n), m = 0..n-1, indexed by (j k) mod n:
 //   forward  Y[k] = sum_j x[j] e^{-2 pi i j k / n}
 //   inverse  Y[k] = 1/n sum_j x[j] e^{+2 pi i j k / n}
-// The last axis holds one (real) or two (real, imaginary) values; the output is always
-// complex. DFT's dft_length (a constant) zero-pads or truncates the signal along the axis;
-// onesided=1 keeps the n/2 + 1 first frequencies (not with inverse=1). STFT frames the
+// The last axis holds one (real) or two (real, imaginary) values; the output is complex.
+// DFT's dft_length (a constant) zero-pads or truncates the signal along the axis;
+// onesided=1 keeps the n/2 + 1 first frequencies. onesided=1 with inverse=1 is the
+// inverse real transform (numpy's irfft, as ONNX specifies it for DFT-17 and DFT-20
+// since onnx/onnx#7574): the input holds the first frequencies of a conjugate-symmetric
+// spectrum, the others are their conjugates, and the output is the real signal
+//   y[t] = 1/n sum_k w_k (Re X[k] cos(2 pi k t / n) - Im X[k] sin(2 pi k t / n))
+// over the k < min(bins given, n/2 + 1), w_k = 1 for k = 0 and k = n/2 (their imaginary
+// parts drop out, as numpy drops them), 2 for the others; n is dft_length, else
+// 2 (bins - 1), and the output's last axis holds 1 value. STFT frames the
 // signal [batch, length, 1 or 2] every frame_step samples, multiplies each frame by the
 // window (input 2, a run-time tensor, or none), and returns [batch, frames, bins, 2].
 // float32 and float64; sums run in the signal's type.
@@ -216,6 +223,28 @@ ir::Stmt transform(DataType t, int64_t n, int64_t bins, int64_t count, bool inve
   });
 }
 
+// The inverse real transform of length n (see the top): out(t, y) for t in [0, n), from
+// the frequencies sample(k) -> (re, im) for k in [0, count), count <= n / 2 + 1.
+ir::Stmt inverse_real_transform(DataType t, int64_t n, int64_t count, const ir::Buffer& twiddles,
+                                const std::function<std::pair<Expr, Expr>(const Expr&)>& sample,
+                                const std::function<ir::Stmt(const Expr&, const Expr&)>& out) {
+  std::vector<double> weights;
+  for (int64_t k = 0; k < count; ++k) weights.push_back(k == 0 || 2 * k == n ? 1 : 2);
+  return ir::allocate_const("weights", t, weights, [&](const ir::Buffer& weight) {
+    return ir::loop_nest({n}, {"t"}, [&](const std::vector<Expr>& i) {
+      return with_accumulator("y", ir::make_zero(t), [&](const Accumulator& y) {
+        ir::Stmt sum = ir::loop_nest({count}, {"k"}, [&](const std::vector<Expr>& k) {
+          Expr m = (k[0] * i[0]) % ir::make_int(n);
+          auto [xr, xi] = sample(k[0]);
+          Expr term = xr * ir::load(twiddles, {m, 0}) - xi * ir::load(twiddles, {m, 1});
+          return y.set(y.value() + ir::load(weight, {k[0]}) * term);
+        });
+        return ir::seq({sum, out(i[0], y.value() * constant(1.0 / static_cast<double>(n), t))});
+      });
+    });
+  });
+}
+
 void require_signal(const Node& node, const Tensor& x, size_t min_rank) {
   if (x.dtype != DataType::Float32() && x.dtype != DataType::Float64())
     node_error(node, "input '" + x.name + "' is " + x.dtype.str() + "; only float32 and float64 are supported");
@@ -229,6 +258,7 @@ struct DftPlan {
   int64_t length;  // n
   int64_t bins;    // output length along the axis
   bool inverse;
+  bool inverse_real;  // onesided=1 with inverse=1: the output is real
   std::vector<int64_t> y_shape;
 };
 
@@ -242,16 +272,21 @@ DftPlan plan_dft(const Graph& g, const Node& node) {
     node_error(node, "axis " + std::to_string(axis) + " is out of range: it must name a signal axis, not the last");
   DftPlan p;
   p.axis = static_cast<size_t>(axis < 0 ? axis + rank : axis);
-  p.length = has_input(node, 1) ? constant_int_scalar(g, node, 1, "dft_length (input 1)") : x.shape[p.axis];
-  if (p.length <= 0 || p.length > 46340)
-    node_error(node, "dft_length " + std::to_string(p.length) + " is out of range [1, 46340]");
   p.inverse = node.attr_int("inverse", 0) != 0;
   bool onesided = node.attr_int("onesided", 0) != 0;
-  if (onesided && p.inverse) node_error(node, "onesided=1 with inverse=1 is not supported");
-  p.bins = onesided ? p.length / 2 + 1 : p.length;
+  p.inverse_real = onesided && p.inverse;
+  if (p.inverse_real && x.shape.back() != 2)
+    node_error(node, "onesided=1 with inverse=1 (an inverse real DFT) needs complex input, not '" + x.name +
+                         "' of shape " + shape_str(x.shape));
+  int64_t default_length = p.inverse_real ? 2 * (x.shape[p.axis] - 1) : x.shape[p.axis];
+  p.length = has_input(node, 1) ? constant_int_scalar(g, node, 1, "dft_length (input 1)") : default_length;
+  if (p.length <= 0 || p.length > 46340)
+    node_error(node, "dft_length " + std::to_string(p.length) + " is out of range [1, 46340]" +
+                         (has_input(node, 1) ? "" : " (it is 2 (bins - 1) for an inverse real DFT of one bin)"));
+  p.bins = onesided && !p.inverse ? p.length / 2 + 1 : p.length;
   p.y_shape = x.shape;
   p.y_shape[p.axis] = p.bins;
-  p.y_shape.back() = 2;
+  p.y_shape.back() = p.inverse_real ? 1 : 2;
   return p;
 }
 
@@ -266,7 +301,8 @@ LoweredOp lower_dft(const Graph& g, const Node& node, KernelBuilder& kb) {
   ir::Buffer y = kb.output(0, "Y");
   DataType t = x->dtype;
   bool complex = x->shape.back() == 2;
-  int64_t count = std::min(p.length, x->shape[p.axis]);
+  // The samples read along the axis (the inverse real transform reads n / 2 + 1 bins).
+  int64_t count = std::min(p.inverse_real ? p.length / 2 + 1 : p.length, x->shape[p.axis]);
   // Every index but the axis and the last: one transform each.
   std::vector<int64_t> outer_shape;
   for (size_t d = 0; d + 1 < x->shape.size(); ++d)
@@ -283,6 +319,9 @@ LoweredOp lower_dft(const Graph& g, const Node& node, KernelBuilder& kb) {
       auto sample = [&](const Expr& j) {
         return std::make_pair(ir::load(x, index(j, 0)), complex ? ir::load(x, index(j, 1)) : ir::make_zero(t));
       };
+      if (p.inverse_real)
+        return inverse_real_transform(t, p.length, count, twiddles, sample,
+                                      [&](const Expr& i, const Expr& value) { return ir::store(y, index(i, 0), value); });
       return transform(t, p.length, p.bins, count, p.inverse, twiddles, sample, [&](const Expr& k, const Expr& re, const Expr& im) {
         return ir::seq({ir::store(y, index(k, 0), re), ir::store(y, index(k, 1), im)});
       });
