@@ -23,11 +23,11 @@ import sys
 
 import numpy as np
 
+# tflm_run names types as TFLM's TfLiteTypeGetName does.
 DTYPES = {
-    "kTfLiteFloat32": np.float32, "kTfLiteInt8": np.int8, "kTfLiteUInt8": np.uint8,
-    "kTfLiteInt16": np.int16, "kTfLiteInt32": np.int32, "kTfLiteInt64": np.int64,
-    "kTfLiteBool": np.bool_, "kTfLiteUInt16": np.uint16, "kTfLiteUInt32": np.uint32,
-    "kTfLiteFloat64": np.float64, "kTfLiteFloat16": np.float16,
+    "FLOAT32": np.float32, "INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16,
+    "INT32": np.int32, "INT64": np.int64, "BOOL": np.bool_, "UINT16": np.uint16,
+    "UINT32": np.uint32, "FLOAT64": np.float64, "FLOAT16": np.float16,
 }
 FLOAT_RTOL = 1e-5
 AOTC_TIMEOUT_S = 900
@@ -136,7 +136,7 @@ def run_one(args, name, model_path, seed):
         match, max_diff, n_bad, n, note = compare(type_name, dims, tflm_outputs[i], aotc_outputs[i])
         all_match &= match
         if not match:
-            short = type_name.replace("kTfLite", "").lower()
+            short = type_name.lower()
             details.append(f"out{i} {short} {dims}: {n_bad if n_bad is not None else '?'}/{n} differ, "
                            f"max diff {max_diff}; {note}")
     row["result"] = "match" if all_match else "MISMATCH"
