@@ -10,7 +10,9 @@ within a relative tolerance (1e-5 of the larger magnitude; NaN matches only NaN)
            --work /tmp/sweep --table sweep.txt [--seeds 1 2] [--jobs 2] [--filter REGEX] [MODEL.tflite ...]
 
 Models: every *.tflite at the snapshot's HEAD (read with git, not from a work tree) plus any
-given on the command line. The table (one row per model and seed) goes to --table and a
+given on the command line. A model of TFLM's integration tests (seanet/*) is also run on the
+test's own inputs (seed "csv": <stem>_input<K>_<type>.csv), and there TFLM's output is checked
+against the test's golden output, which checks the oracle itself. The table (one row per model and seed) goes to --table and a
 summary to stdout. Needs /usr/bin/python3 with numpy only. Exit status 0 whatever the
 results: it reports, it does not judge.
 """
@@ -34,12 +36,13 @@ AOTC_TIMEOUT_S = 900
 TFLM_TIMEOUT_S = 600
 
 
-def first_line(text, limit=160):
-    """The first line that says something (an 'error:' line when there is one), shortened."""
+def first_line(text, head=80, tail=120):
+    """The first line that says something (an 'error:' line when there is one), its middle cut
+    when long: aotc's messages start with the node and end with what is wrong."""
     lines = [l.strip() for l in text.splitlines() if l.strip()]
     errors = [l for l in lines if "error" in l.lower()]
     line = (errors or lines or [""])[0]
-    return line if len(line) <= limit else line[: limit - 3] + "..."
+    return line if len(line) <= head + tail + 5 else line[:head] + " ... " + line[-tail:]
 
 
 def parse_tensors(stdout):
@@ -85,7 +88,17 @@ def compare(type_name, dims, tflm_path, aotc_path):
     return n_bad == 0, max_diff, n_bad, x.size, note
 
 
-def run_one(args, name, model_path, seed):
+def csv_to_bin(csv_path, bin_path):
+    """A TFLM integration test's CSV tensor (its type in its name: *_int16.csv) as raw bytes."""
+    type_name = csv_path.rsplit("_", 1)[1][: -len(".csv")].upper()
+    values = open(csv_path).read().replace("\n", ",").split(",")
+    data = np.array([int(v) for v in values if v.strip()], dtype=DTYPES[type_name])
+    with open(bin_path, "wb") as f:
+        f.write(data.tobytes())
+
+
+def run_one(args, name, model_path, seed, csv_inputs, csv_golden):
+    """One model on one input set: seed N (random inputs) or "csv" (the integration test's)."""
     work = os.path.join(args.work, re.sub(r"[^A-Za-z0-9_.-]", "_", name), f"seed{seed}")
     os.makedirs(work, exist_ok=True)
     row = {"model": name, "seed": seed, "tflm": "", "aotc": "", "result": "", "detail": ""}
@@ -105,15 +118,26 @@ def run_one(args, name, model_path, seed):
     for stale in tflm_outputs + aotc_outputs:
         if os.path.exists(stale):
             os.remove(stale)
-    tflm = subprocess.run([args.tflm_run, model_path, "--random", str(seed), "--inputs", *inputs,
-                           "--outputs", *tflm_outputs],
-                          capture_output=True, text=True, timeout=TFLM_TIMEOUT_S)
+    if seed == "csv":
+        for csv_path, bin_path in zip(csv_inputs, inputs):
+            csv_to_bin(csv_path, bin_path)
+        tflm_cmd = [args.tflm_run, model_path, "--inputs", *inputs, "--outputs", *tflm_outputs]
+    else:
+        tflm_cmd = [args.tflm_run, model_path, "--random", str(seed), "--inputs", *inputs,
+                    "--outputs", *tflm_outputs]
+    tflm = subprocess.run(tflm_cmd, capture_output=True, text=True, timeout=TFLM_TIMEOUT_S)
     tensors = parse_tensors(tflm.stdout)
     if tflm.returncode != 0:
         row["tflm"] = f"fails (exit {tflm.returncode}): {first_line(tflm.stderr)}"
         row["result"] = "no oracle"
         return row
     row["tflm"] = "ok"
+    if seed == "csv" and csv_golden:
+        # The integration test's expected output: checks the oracle itself.
+        golden_bin = os.path.join(work, "golden_out0.bin")
+        csv_to_bin(csv_golden, golden_bin)
+        match, _, n_bad, n, _ = compare(tensors["output"][0][0], "", golden_bin, tflm_outputs[0])
+        row["tflm"] = "ok, = golden" if match else f"ok, but {n_bad}/{n} differ from golden"
 
     cmd = [args.aotc, "run", model_path, "--outputs", ",".join(aotc_outputs)]
     if inputs:
@@ -144,10 +168,23 @@ def run_one(args, name, model_path, seed):
     return row
 
 
-def snapshot_models(snapshot):
-    names = subprocess.run(["git", "-C", snapshot, "ls-tree", "-r", "HEAD", "--name-only"],
-                           capture_output=True, text=True, check=True).stdout.split()
-    return [n for n in names if n.endswith(".tflite")]
+def snapshot_files(snapshot):
+    return subprocess.run(["git", "-C", snapshot, "ls-tree", "-r", "HEAD", "--name-only"],
+                          capture_output=True, text=True, check=True).stdout.split()
+
+
+def integration_csvs(model_name, names):
+    """TFLM integration tests keep each model's inputs and expected output beside it as
+    <stem>_input<K>_<type>.csv and <stem>_golden_<type>.csv: ([inputs in order], golden)."""
+    stem = model_name[: -len(".tflite")]
+    inputs, golden = {}, None
+    for n in names:
+        m = re.fullmatch(re.escape(stem) + r"_input(\d+)_[a-z0-9]+\.csv", n)
+        if m:
+            inputs[int(m.group(1))] = n
+        elif re.fullmatch(re.escape(stem) + r"_golden_[a-z0-9]+\.csv", n):
+            golden = n
+    return [inputs[k] for k in sorted(inputs)], golden
 
 
 def main():
@@ -166,25 +203,35 @@ def main():
     args.aotc = os.path.abspath(args.aotc)
     os.makedirs(args.work, exist_ok=True)
 
-    models = []  # (name, path)
+    models = []  # (name, path, [csv input paths], csv golden path or None)
     if args.snapshot:
         model_dir = os.path.join(args.work, "models")
-        for name in snapshot_models(args.snapshot):
+
+        def extract(name):
             path = os.path.join(model_dir, name)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:
                 f.write(subprocess.run(["git", "-C", args.snapshot, "show", f"HEAD:{name}"],
                                        capture_output=True, check=True).stdout)
-            models.append((name, path))
-    models += [(m, os.path.abspath(m)) for m in args.models]
-    models = [m for m in models if re.search(args.filter, m[0])]
+            return path
 
-    jobs = [(name, path, seed) for name, path in models for seed in args.seeds]
+        names = snapshot_files(args.snapshot)
+        for name in (n for n in names if n.endswith(".tflite")):
+            if not re.search(args.filter, name):
+                continue
+            csv_inputs, golden = integration_csvs(name, names)
+            models.append((name, extract(name), [extract(c) for c in csv_inputs],
+                           extract(golden) if golden else None))
+    models += [(m, os.path.abspath(m), [], None) for m in args.models if re.search(args.filter, m)]
+
+    jobs = [(name, path, seed, csv_inputs, golden)
+            for name, path, csv_inputs, golden in models
+            for seed in args.seeds + (["csv"] if csv_inputs else [])]
     rows = []
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(run_one, args, *job): job for job in jobs}
         for future in concurrent.futures.as_completed(futures):
-            name, _, seed = futures[future]
+            name, _, seed, _, _ = futures[future]
             try:
                 row = future.result()
             except Exception as e:  # a sweep reports every model, whatever one of them does
@@ -193,7 +240,7 @@ def main():
             rows.append(row)
             print(f"[{len(rows)}/{len(jobs)}] {row['result']:10} {name} seed {seed} "
                   f"{row['detail'] or row['aotc'] or row['tflm']}"[:240], flush=True)
-    rows.sort(key=lambda r: (r["model"], r["seed"]))
+    rows.sort(key=lambda r: (r["model"], str(r["seed"])))
 
     with open(args.table, "w") as f:
         f.write("model\tseed\tresult\taotc\ttflm\tdetail (per differing output: count/elements, max abs diff, first difference)\n")
@@ -202,7 +249,7 @@ def main():
     counts = {}
     for r in rows:
         counts[r["result"]] = counts.get(r["result"], 0) + 1
-    print(f"{len(models)} models x {len(args.seeds)} seeds: " +
+    print(f"{len(models)} models, {len(rows)} runs: " +
           ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
