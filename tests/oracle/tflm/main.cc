@@ -10,8 +10,8 @@
 // generated and written to the --inputs files (so another runtime can be fed the same bytes):
 // int8/uint8/int16 uniform over their full range, float32 standard normal, bool 0/1; other input
 // types are refused, as no range would be meaningful for them (indices, shapes).
-// For each input and output a line "input|output INDEX TYPE DIMS BYTES" goes to stdout (DIMS as
-// 1x49x10x1, "scalar" for rank 0), so a driver knows what the files hold; --describe prints
+// For each input and output a line "input|output INDEX TYPE DIMS BYTES NAME" goes to stdout
+// (DIMS as 1x49x10x1, "scalar" for rank 0; NAME the model's, to the end of the line), so a driver knows what the files hold; --describe prints
 // only these lines, reading and writing nothing.
 // Exit status: 0 on success; 1 on a usage or file error; 2 when TFLM refuses the model
 // (an unsupported operator, AllocateTensors or Invoke failing), with its log on stderr.
@@ -174,9 +174,16 @@ std::string Dims(const TfLiteTensor* t) {
   return s;
 }
 
-void Describe(const char* kind, size_t index, const TfLiteTensor* t) {
-  std::printf("%s %zu %s %s %zu\n", kind, index, TfLiteTypeGetName(t->type), Dims(t).c_str(),
-              t->bytes);
+// The model's name for subgraph-0 tensor `id` (TfLiteTensor has none under
+// TF_LITE_STATIC_MEMORY).
+const char* TensorName(const tflite::Model* model, int32_t id) {
+  const tflite::Tensor* t = model->subgraphs()->Get(0)->tensors()->Get(id);
+  return t->name() ? t->name()->c_str() : "";
+}
+
+void Describe(const char* kind, size_t index, const TfLiteTensor* t, const char* name) {
+  std::printf("%s %zu %s %s %zu %s\n", kind, index, TfLiteTypeGetName(t->type), Dims(t).c_str(),
+              t->bytes, name);
 }
 
 // Fills an input tensor from the generator; false for a type with no meaningful random range.
@@ -285,8 +292,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (describe_only) {
-    for (size_t i = 0; i < interpreter.inputs_size(); ++i) Describe("input", i, interpreter.input(i));
-    for (size_t i = 0; i < interpreter.outputs_size(); ++i) Describe("output", i, interpreter.output(i));
+    for (size_t i = 0; i < interpreter.inputs_size(); ++i)
+      Describe("input", i, interpreter.input(i), TensorName(model, interpreter.inputs()[i]));
+    for (size_t i = 0; i < interpreter.outputs_size(); ++i)
+      Describe("output", i, interpreter.output(i), TensorName(model, interpreter.outputs()[i]));
     return 0;
   }
   if (input_paths.size() != interpreter.inputs_size() ||
@@ -300,7 +309,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(seed);
   for (size_t i = 0; i < interpreter.inputs_size(); ++i) {
     TfLiteTensor* t = interpreter.input(i);
-    Describe("input", i, t);
+    Describe("input", i, t, TensorName(model, interpreter.inputs()[i]));
     if (random) {
       if (!FillRandom(t, rng)) {
         std::fprintf(stderr, "tflm_run: input %zu: no random generator for type %s\n", i,
@@ -333,7 +342,7 @@ int main(int argc, char** argv) {
   }
   for (size_t i = 0; i < interpreter.outputs_size(); ++i) {
     const TfLiteTensor* t = interpreter.output(i);
-    Describe("output", i, t);
+    Describe("output", i, t, TensorName(model, interpreter.outputs()[i]));
     if (!WriteFile(output_paths[i], t->data.raw, t->bytes)) {
       std::fprintf(stderr, "tflm_run: cannot write %s\n", output_paths[i].c_str());
       return 1;
