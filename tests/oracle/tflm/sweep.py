@@ -12,9 +12,9 @@ within a relative tolerance (1e-5 of the larger magnitude; NaN matches only NaN)
 Models: every *.tflite at the snapshot's HEAD (read with git, not from a work tree) plus any
 given on the command line. A model of TFLM's integration tests (seanet/*) is also run on the
 test's own inputs (seed "csv": <stem>_input<K>_<type>.csv), and there TFLM's output is checked
-against the test's golden output, which checks the oracle itself. The table (one row per model and seed) goes to --table and a
-summary to stdout. Needs /usr/bin/python3 with numpy only. Exit status 0 whatever the
-results: it reports, it does not judge.
+against the test's golden output, which checks the oracle itself. The table (one row per
+model and seed) goes to --table and a summary to stdout. Needs /usr/bin/python3 with numpy
+only. Exit status 0 whatever the results: it reports, it does not judge.
 """
 import argparse
 import concurrent.futures
