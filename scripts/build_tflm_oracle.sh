@@ -34,6 +34,10 @@ sed -E 's/^([[:space:]]*[A-Za-z_0-9]+( = [0-9]+)?) \(deprecated\),/\1,/; s/^tabl
 flatc --cpp --no-union-value-namespacing --gen-object-api \
   -o "$out/src/tensorflow/lite/schema" "$out/schema.fbs"
 
+# The same schema as Python (flatbuffers' object API) for tests/oracle/tflm/cut_model.py.
+rm -rf "$out/pyschema"
+flatc --python --gen-object-api -o "$out/pyschema" "$out/schema.fbs"
+
 make -s -f "$here/print_sources.mk" TENSORFLOW_ROOT="$out/src/" print > "$out/sources.txt"
 
 generator="Unix Makefiles"
