@@ -856,7 +856,16 @@ TEST(TfliteFusedChains, EachStepRequantizesToItsOwnOutputAsTfliteMicroDoes) {
   const std::vector<int8_t> x = pseudo_random_s8(n, 1), gamma = pseudo_random_s8(channels, 2),
                             beta = pseudo_random_s8(channels, 3);
   auto relu_options = [](FBB& f) { return tfl::CreateAddOptions(f, tfl::ActivationFunctionType_RELU).Union(); };
-  auto check = [&](const TfliteModelBuilder& b, const std::function<int8_t(size_t, size_t)>& want) {
+  // x -> first operator -> m (quantized qm) -> second operator -> y; `add_ops` adds the two
+  // given the tensors x, gamma, beta, m and y. `want` gives output element i of channel c.
+  auto check = [&](const std::function<void(TfliteModelBuilder&, int32_t, int32_t, int32_t, int32_t, int32_t)>& add_ops,
+                   const std::function<int8_t(size_t, size_t)>& want) {
+    TfliteModelBuilder b;
+    int32_t in = b.input("x", kI8, shape, qx.scale, qx.zero_point);
+    int32_t g = b.constant("gamma", kI8, {64}, gamma, qg.scale, qg.zero_point);
+    int32_t bt = b.constant("beta", kI8, {64}, beta, qb.scale, qb.zero_point);
+    int32_t m = b.tensor(TfliteModelBuilder::spec("m", kI8, shape, qm.scale, qm.zero_point));
+    add_ops(b, in, g, bt, m, b.output("y", kI8, shape, qy.scale, qy.zero_point));
     std::vector<std::string> got = run_model(b, {bytes_of(x)}, 1);
     ASSERT_EQ(got.size(), 1u);
     std::vector<int8_t> y = values_of<int8_t>(got[0]);
@@ -867,41 +876,33 @@ TEST(TfliteFusedChains, EachStepRequantizesToItsOwnOutputAsTfliteMicroDoes) {
   };
   {
     SCOPED_TRACE("MUL(x, gamma) then ADD(m, beta) with RELU");
-    TfliteModelBuilder b;
-    int32_t in = b.input("x", kI8, shape, qx.scale, qx.zero_point);
-    int32_t g = b.constant("gamma", kI8, {64}, gamma, qg.scale, qg.zero_point);
-    int32_t bt = b.constant("beta", kI8, {64}, beta, qb.scale, qb.zero_point);
-    int32_t m = b.tensor(TfliteModelBuilder::spec("m", kI8, shape, qm.scale, qm.zero_point));
-    int32_t y = b.output("y", kI8, shape, qy.scale, qy.zero_point);
-    b.op(BuiltinOperator_MUL, {in, g}, {m});
-    b.op(BuiltinOperator_ADD, {m, bt}, {y}, tfl::BuiltinOptions_AddOptions, relu_options);
-    check(b, [&](size_t i, size_t c) {
-      int8_t mv = mul_s8(x[i], gamma[c], qx, qg, qm);
-      return add_sub_s8(mv, beta[c], qm, qb, qy, false, relu_min_s8(true, qy));
-    });
+    check(
+        [&](TfliteModelBuilder& b, int32_t in, int32_t g, int32_t bt, int32_t m, int32_t y) {
+          b.op(BuiltinOperator_MUL, {in, g}, {m});
+          b.op(BuiltinOperator_ADD, {m, bt}, {y}, tfl::BuiltinOptions_AddOptions, relu_options);
+        },
+        [&](size_t i, size_t c) {
+          int8_t mv = mul_s8(x[i], gamma[c], qx, qg, qm);
+          return add_sub_s8(mv, beta[c], qm, qb, qy, false, relu_min_s8(true, qy));
+        });
   }
   {
-    SCOPED_TRACE("ADD(beta, x) then MUL(a, gamma)");
-    TfliteModelBuilder b;
-    int32_t in = b.input("x", kI8, shape, qx.scale, qx.zero_point);
-    int32_t bt = b.constant("beta", kI8, {64}, beta, qb.scale, qb.zero_point);
-    int32_t g = b.constant("gamma", kI8, {64}, gamma, qg.scale, qg.zero_point);
-    int32_t a = b.tensor(TfliteModelBuilder::spec("a", kI8, shape, qm.scale, qm.zero_point));
-    int32_t y = b.output("y", kI8, shape, qy.scale, qy.zero_point);
-    b.op(BuiltinOperator_ADD, {bt, in}, {a});
-    b.op(BuiltinOperator_MUL, {a, g}, {y});
-    check(b, [&](size_t i, size_t c) { return mul_s8(add_sub_s8(beta[c], x[i], qb, qx, qm, false), gamma[c], qm, qg, qy); });
+    SCOPED_TRACE("ADD(beta, x) then MUL(m, gamma)");
+    check(
+        [&](TfliteModelBuilder& b, int32_t in, int32_t g, int32_t bt, int32_t m, int32_t y) {
+          b.op(BuiltinOperator_ADD, {bt, in}, {m});
+          b.op(BuiltinOperator_MUL, {m, g}, {y});
+        },
+        [&](size_t i, size_t c) { return mul_s8(add_sub_s8(beta[c], x[i], qb, qx, qm, false), gamma[c], qm, qg, qy); });
   }
   {
-    SCOPED_TRACE("RELU(x) requantized, then ADD(r, beta)");
-    TfliteModelBuilder b;
-    int32_t in = b.input("x", kI8, shape, qx.scale, qx.zero_point);
-    int32_t bt = b.constant("beta", kI8, {64}, beta, qb.scale, qb.zero_point);
-    int32_t r = b.tensor(TfliteModelBuilder::spec("r", kI8, shape, qm.scale, qm.zero_point));
-    int32_t y = b.output("y", kI8, shape, qy.scale, qy.zero_point);
-    b.op(BuiltinOperator_RELU, {in}, {r});
-    b.op(BuiltinOperator_ADD, {r, bt}, {y});
-    check(b, [&](size_t i, size_t c) { return add_sub_s8(relu_s8(x[i], qx, qm), beta[c], qm, qb, qy, false); });
+    SCOPED_TRACE("RELU(x) requantized, then ADD(m, beta)");
+    check(
+        [&](TfliteModelBuilder& b, int32_t in, int32_t, int32_t bt, int32_t m, int32_t y) {
+          b.op(BuiltinOperator_RELU, {in}, {m});
+          b.op(BuiltinOperator_ADD, {m, bt}, {y});
+        },
+        [&](size_t i, size_t c) { return add_sub_s8(relu_s8(x[i], qx, qm), beta[c], qm, qb, qy, false); });
   }
 }
 
