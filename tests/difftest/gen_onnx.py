@@ -1,0 +1,897 @@
+"""Random, valid, small ONNX models for differential testing (NNSmith-style).
+
+generate(seed) builds a model of 1 to 12 operator nodes (a macro such as a QDQ convolution or
+an If counts as one) over operators aotc supports, with random shapes, attributes, opset
+(13-17) and inputs, and returns (model, {input name: array}). Every tensor's shape is tracked
+here, so each node is valid by construction; ONNX Runtime refusing a model is a bug of this
+generator, not of aotc.
+
+Why values are tracked too: two correct implementations of the same model differ in the
+rounding of a float sum (summation order) or of a transcendental function, and a rounding
+operator (QuantizeLinear, Cast to an integer, a comparison feeding Where) turns such a
+difference of one ulp into a whole quantization step. So every tensor carries what is known
+about its values:
+  - grid (exponent e, bound b): every value is an integer multiple of 2**-e of magnitude at
+    most b * 2**-e, with b < 2**22, so sums and products of such values are exact in float32
+    whatever the order: a convolution over grid values and grid weights is bit-exact;
+  - det: computed only by correctly rounded elementwise arithmetic and data movement, so
+    every correct implementation gives the same bits;
+  - float: anything else.
+Rounding operators take only grid or det inputs, with power-of-two quantization scales (so
+x / scale is exact), and the comparison is then exact for them.
+
+Command line: gen_onnx.py SEED OUTDIR writes OUTDIR/model.onnx and OUTDIR/input_<i>.npy.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F32, I64, I8, U8, BOOL = "f32", "i64", "i8", "u8", "bool"
+ONNX_TYPE = {F32: TensorProto.FLOAT, I64: TensorProto.INT64, I8: TensorProto.INT8,
+             U8: TensorProto.UINT8, BOOL: TensorProto.BOOL}
+NP_TYPE = {F32: np.float32, I64: np.int64, I8: np.int8, U8: np.uint8, BOOL: np.bool_}
+GRID_LIMIT = 1 << 22
+
+
+class Tensor:
+    def __init__(self, name, shape, dtype, grid=None, det=False):
+        self.name, self.shape, self.dtype = name, list(shape), dtype
+        self.grid = grid if grid is not None and grid[1] < GRID_LIMIT else None  # (e, bound)
+        self.det = det or self.grid is not None
+        self.uses = 0
+
+    @property
+    def rank(self):
+        return len(self.shape)
+
+    def size(self):
+        return int(np.prod(self.shape)) if self.shape else 1
+
+
+def grid_add(a, b):
+    if a is None or b is None:
+        return None
+    e = max(a[0], b[0])
+    return (e, (a[1] << (e - a[0])) + (b[1] << (e - b[0])))
+
+
+def grid_mul(a, b, terms=1):
+    if a is None or b is None:
+        return None
+    return (a[0] + b[0], a[1] * b[1] * terms)
+
+
+class Builder:
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.opset = int(self.rng.integers(13, 18))
+        self.nodes, self.inits, self.inputs, self.feeds = [], [], [], {}
+        self.pool = []  # tensors a node may read
+        self.count = 0
+
+    # ---- helpers
+    def name(self, prefix):
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def choice(self, seq):
+        return seq[int(self.rng.integers(len(seq)))]
+
+    def randint(self, lo, hi):  # inclusive
+        return int(self.rng.integers(lo, hi + 1))
+
+    def const(self, array, prefix="c"):
+        name = self.name(prefix)
+        self.inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def ints(self, values):
+        return self.const(np.array(values, dtype=np.int64), "i")
+
+    def node(self, op, inputs, outputs, **attrs):
+        self.nodes.append(helper.make_node(op, inputs, outputs, name=self.name(op.lower() + "_"), **attrs))
+
+    def out(self, shape, dtype=F32, grid=None, det=False):
+        t = Tensor(self.name("t"), shape, dtype, grid, det)
+        self.pool.append(t)
+        return t
+
+    def use(self, *tensors):
+        for t in tensors:
+            t.uses += 1
+        return [t.name for t in tensors]
+
+    def pick(self, pred=lambda t: True, dtype=F32):
+        cands = [t for t in self.pool if (dtype is None or t.dtype == dtype) and pred(t)]
+        if not cands:
+            return None
+        # Prefer recent tensors (deeper chains), but not always.
+        weights = np.array([1.0 + 2.0 * i for i in range(len(cands))])
+        return cands[int(self.rng.choice(len(cands), p=weights / weights.sum()))]
+
+    def grid_values(self, shape, e=4, bound=64):
+        return (self.rng.integers(-bound, bound + 1, size=shape) * 2.0 ** -e).astype(np.float32)
+
+    def float_values(self, shape, scale=1.0):
+        return (self.rng.standard_normal(shape) * scale).astype(np.float32)
+
+    def add_input(self, shape, dtype=F32):
+        name = self.name("in")
+        if dtype == F32 and self.chance(0.5):
+            data, grid = self.grid_values(shape), (4, 64)
+        elif dtype == F32:
+            data, grid = self.float_values(shape, 2.0), None
+        else:
+            data, grid = self.rng.integers(-20, 21, size=shape).astype(NP_TYPE[dtype]), None
+        self.inputs.append(helper.make_tensor_value_info(name, ONNX_TYPE[dtype], shape))
+        self.feeds[name] = data
+        t = Tensor(name, shape, dtype, grid, det=True)
+        self.pool.append(t)
+        return t
+
+    def random_shape(self):
+        r = self.rng.random()
+        if r < 0.55:
+            return [self.randint(1, 2), self.randint(1, 6), self.randint(3, 10), self.randint(3, 10)]
+        if r < 0.7:
+            return [self.randint(1, 2), self.randint(1, 6), self.randint(3, 12)]
+        if r < 0.9:
+            return [self.randint(1, 6), self.randint(1, 8)]
+        return [self.randint(1, 3) for _ in range(self.randint(1, 5))]
+
+    def broadcast_partner_shape(self, shape):
+        """A shape that broadcasts against shape (possibly shorter, some dims 1)."""
+        k = self.randint(0, len(shape))
+        tail = shape[len(shape) - k:]
+        return [1 if self.chance(0.4) else d for d in tail]
+
+    def partner(self, t):
+        """A second operand for a broadcasting binary op on t: a tensor of the pool whose shape
+        broadcasts with t's, a new graph input, or a constant."""
+        def compatible(u):
+            if u is t or u.rank > t.rank:
+                return False
+            return all(a == b or b == 1 for a, b in zip(t.shape[::-1], u.shape[::-1]))
+        u = self.pick(compatible) if self.chance(0.5) else None
+        if u is not None:
+            return u
+        shape = self.broadcast_partner_shape(t.shape)
+        if self.chance(0.3):
+            return self.add_input(shape)
+        if self.chance(0.5):
+            return Tensor(self.const(self.grid_values(shape, 3, 16)), shape, F32, (3, 16))
+        return Tensor(self.const(self.float_values(shape)), shape, F32)
+
+    # ---- operators; each returns False when the pool has nothing it can take
+    def op_binary(self):
+        a = self.pick()
+        if a is None:
+            return False
+        op = self.choice(["Add", "Sub", "Mul", "Div"])
+        if op == "Div":
+            shape = self.broadcast_partner_shape(a.shape)
+            mag = self.rng.uniform(0.5, 2.0, size=shape) * self.rng.choice([-1, 1], size=shape)
+            b = Tensor(self.const(mag.astype(np.float32)), shape, F32)
+        else:
+            b = self.partner(a)
+        x, y = (a, b) if self.chance(0.7) else (b, a)
+        shape = list(np.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
+        if op in ("Add", "Sub"):
+            grid, det = grid_add(x.grid, y.grid), x.det and y.det
+        elif op == "Mul":
+            grid, det = grid_mul(x.grid, y.grid), x.det and y.det
+        else:
+            grid, det = None, False
+        o = self.out(shape, grid=grid, det=det)
+        self.node(op, self.use(x, y), [o.name])
+        return True
+
+    def op_unary(self):
+        a = self.pick()
+        if a is None:
+            return False
+        ops = ["Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid", "Gelu", "Abs", "Neg"]
+        if self.opset >= 14:
+            ops.append("HardSwish")
+        op = self.choice(ops)
+        keeps = op in ("Relu", "Abs", "Neg", "Clip")
+        if op == "Gelu":  # x * 0.5 * (1 + erf(x / sqrt(2))), the chain exporters write
+            h = self.name("t"); e = self.name("t"); p = self.name("t"); m = self.name("t")
+            x = self.use(a)[0]
+            self.node("Div", [x, self.const(np.float32(1.4142135))], [h])
+            self.node("Erf", [h], [e])
+            self.node("Add", [e, self.const(np.float32(1.0))], [p])
+            self.node("Mul", [x, p], [m])
+            o = self.out(a.shape)
+            self.node("Mul", [m, self.const(np.float32(0.5))], [o.name])
+            return True
+        o = self.out(a.shape, grid=a.grid if keeps else None, det=keeps and a.det)
+        attrs = {}
+        inputs = self.use(a)
+        if op == "LeakyRelu":
+            attrs["alpha"] = float(self.choice([0.01, 0.1, 0.2, 0.3333]))
+        elif op == "HardSigmoid":
+            attrs = {"alpha": float(self.rng.uniform(0.1, 0.5)), "beta": float(self.rng.uniform(0.2, 0.8))}
+        elif op == "Clip":
+            lo = np.float32(self.choice([-1.0, -0.5, 0.0, -6.0]))
+            hi = np.float32(self.choice([0.5, 1.0, 6.0]))
+            which = self.randint(0, 3)
+            inputs += [self.const(lo) if which & 1 else "", self.const(hi) if which & 2 else ""]
+            while inputs and inputs[-1] == "":
+                inputs.pop()
+        self.node(op, inputs, [o.name], **attrs)
+        return True
+
+    def conv_weights(self, shape, grid_input):
+        """Float weights, or (when the input is on a grid) int8 weights through a
+        DequantizeLinear with power-of-two scales, per tensor or per output channel."""
+        if grid_input and self.chance(0.7):
+            q = self.rng.integers(-127, 128, size=shape).astype(np.int8)
+            e = self.randint(5, 8)
+            if self.chance(0.5):
+                scale = np.float32(2.0 ** -e)
+                dq_in = [self.const(q, "w"), self.const(scale, "s")]
+                attrs = {}
+            else:
+                es = self.rng.integers(e - 2, e + 1, size=shape[0])
+                dq_in = [self.const(q, "w"), self.const((2.0 ** -es).astype(np.float32), "s"),
+                         self.const(np.zeros(shape[0], np.int8), "z")]
+                e = int(es.max())
+                attrs = {"axis": 0}
+            w = self.name("w")
+            self.node("DequantizeLinear", dq_in, [w], **attrs)
+            return w, (e, 128)
+        fan_in = int(np.prod(shape[1:]))
+        return self.const(self.float_values(shape, 1.0 / np.sqrt(fan_in)), "w"), None
+
+    def window(self, size, k, allow_dilation=True, pad_limit=None):
+        """Stride, dilation and pads for a window of k over size, with a non-empty output."""
+        for _ in range(20):
+            s = self.randint(1, 3) if self.chance(0.4) else 1
+            d = self.randint(1, 2) if allow_dilation and self.chance(0.3) else 1
+            limit = (k - 1) if pad_limit is None else pad_limit
+            pb, pe = (self.randint(0, limit), self.randint(0, limit)) if self.chance(0.5) else (0, 0)
+            span = (k - 1) * d + 1
+            if size + pb + pe >= span:
+                return s, d, pb, pe
+        return 1, 1, 0, 0
+
+    def op_conv(self):
+        a = self.pick(lambda t: t.rank in (3, 4) and t.shape[1] <= 16)
+        if a is None:
+            return False
+        spatial = a.shape[2:]
+        c = a.shape[1]
+        groups = self.choice([g for g in range(1, c + 1) if c % g == 0]) if self.chance(0.4) else 1
+        if self.chance(0.2):
+            groups = c
+        m = groups * self.randint(1, max(1, 8 // groups) if groups > 1 else 8)
+        ks = [self.randint(1, min(3, d + 2)) for d in spatial]
+        strides, dilations, pads_b, pads_e = [], [], [], []
+        for size, k in zip(spatial, ks):
+            s, d, pb, pe = self.window(size, k)
+            strides.append(s); dilations.append(d); pads_b.append(pb); pads_e.append(pe)
+        wname, wgrid = self.conv_weights([m, c // groups] + ks, a.grid is not None)
+        attrs = {"group": groups} if groups > 1 or self.chance(0.5) else {}
+        auto = self.choice(["NOTSET"] * 4 + ["SAME_UPPER", "SAME_LOWER", "VALID"])
+        if auto == "NOTSET":
+            attrs["pads"] = pads_b + pads_e
+            out_sp = [(n + pb + pe - ((k - 1) * d + 1)) // s + 1
+                      for n, k, s, d, pb, pe in zip(spatial, ks, strides, dilations, pads_b, pads_e)]
+        elif auto == "VALID":
+            attrs["auto_pad"] = auto
+            out_sp = [(n - ((k - 1) * d + 1)) // s + 1 for n, k, s, d in zip(spatial, ks, strides, dilations)]
+            if min(out_sp) < 1:
+                return False
+        else:  # ONNX Runtime refuses dilations with SAME_UPPER/SAME_LOWER
+            attrs["auto_pad"] = auto
+            out_sp = [-(-n // s) for n, s in zip(spatial, strides)]
+            dilations = [1] * len(spatial)
+        attrs["strides"] = strides
+        if any(d > 1 for d in dilations) or self.chance(0.3):
+            attrs["dilations"] = dilations
+        if self.chance(0.5):
+            attrs["kernel_shape"] = ks
+        terms = (c // groups) * int(np.prod(ks))
+        grid = grid_mul(a.grid, wgrid, terms)
+        inputs = self.use(a) + [wname]
+        if self.chance(0.6):
+            if grid is not None:
+                inputs.append(self.const(self.grid_values([m], grid[0], 256)))
+                grid = (grid[0], grid[1] + 256)
+            else:
+                inputs.append(self.const(self.float_values([m], 0.5)))
+        o = self.out([a.shape[0], m] + out_sp, grid=grid)
+        self.node("Conv", inputs, [o.name], **attrs)
+        return True
+
+    def op_conv_transpose(self):
+        a = self.pick(lambda t: t.rank in (3, 4) and t.shape[1] <= 16)
+        if a is None:
+            return False
+        c = a.shape[1]
+        spatial = a.shape[2:]
+        groups = self.choice([g for g in range(1, c + 1) if c % g == 0]) if self.chance(0.3) else 1
+        mg = self.randint(1, 3)
+        ks = [self.randint(1, 3) for _ in spatial]
+        strides = [self.randint(1, 2) for _ in spatial]
+        dilations = [self.randint(1, 2) if self.chance(0.2) else 1 for _ in spatial]
+        pads = [self.randint(0, k - 1) if self.chance(0.4) else 0 for k in ks] * 2
+        outpad = [self.randint(0, s - 1) if self.chance(0.3) else 0 for s in strides]
+        n = len(spatial)
+        out_sp = [s * (i - 1) + op + (k - 1) * d + 1 - pads[j] - pads[j + n]
+                  for j, (i, s, op, k, d) in enumerate(zip(spatial, strides, outpad, ks, dilations))]
+        if min(out_sp) < 1:
+            return False
+        wname, wgrid = self.conv_weights([c, mg] + ks, a.grid is not None)
+        attrs = {"strides": strides, "pads": pads}
+        if groups > 1:
+            attrs["group"] = groups
+        if any(outpad):
+            attrs["output_padding"] = outpad
+        if any(d > 1 for d in dilations):
+            attrs["dilations"] = dilations
+        inputs = self.use(a) + [wname]
+        if self.chance(0.5):
+            inputs.append(self.const(self.float_values([mg * groups], 0.5)))
+            wgrid = None
+        terms = c * int(np.prod(ks))
+        o = self.out([a.shape[0], mg * groups] + out_sp, grid=grid_mul(a.grid, wgrid, terms))
+        self.node("ConvTranspose", inputs, [o.name], **attrs)
+        return True
+
+    def op_pool(self):
+        a = self.pick(lambda t: t.rank in (3, 4))
+        if a is None:
+            return False
+        op = self.choice(["MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"])
+        spatial = a.shape[2:]
+        if op.startswith("Global"):
+            o = self.out(a.shape[:2] + [1] * len(spatial),
+                         grid=a.grid if op == "GlobalMaxPool" else None, det=op == "GlobalMaxPool" and a.det)
+            self.node(op, self.use(a), [o.name])
+            return True
+        ks = [self.randint(1, min(3, d)) for d in spatial]
+        strides, dil, pb, pe = [], [], [], []
+        for size, k in zip(spatial, ks):
+            s, d, b, e = self.window(size, k, allow_dilation=op == "MaxPool")
+            # ORT and the spec: pads smaller than the kernel.
+            b, e = min(b, k - 1), min(e, k - 1)
+            strides.append(s); dil.append(d); pb.append(b); pe.append(e)
+        ceil = self.chance(0.3)
+        out_sp = []
+        for n, k, s, d, b, e in zip(spatial, ks, strides, dil, pb, pe):
+            span = (k - 1) * d + 1
+            num = n + b + e - span
+            o_ = (-(-num // s) if ceil else num // s) + 1
+            # With ceil_mode, a last window starting in the end padding is dropped (as in the spec's
+            # reference implementation and ORT): keep clear of that case's ambiguity.
+            if ceil and (o_ - 1) * s >= n + b:
+                return False
+            out_sp.append(o_)
+        attrs = {"kernel_shape": ks, "strides": strides, "pads": pb + pe}
+        if ceil:
+            attrs["ceil_mode"] = 1
+        if op == "MaxPool" and any(d > 1 for d in dil):
+            attrs["dilations"] = dil
+        if op == "AveragePool" and self.chance(0.5):
+            attrs["count_include_pad"] = 1
+        o = self.out(a.shape[:2] + out_sp, grid=a.grid if op == "MaxPool" else None,
+                     det=op == "MaxPool" and a.det)
+        self.node(op, self.use(a), [o.name], **attrs)
+        return True
+
+    def op_matmul(self):
+        a = self.pick(lambda t: t.rank >= 2 and t.rank <= 4)
+        if a is None:
+            return False
+        k = a.shape[-1]
+        n = self.randint(1, 8)
+        if self.chance(0.3) and a.rank >= 3:
+            bshape = [1 if self.chance(0.5) else a.shape[-3], k, n]
+        else:
+            bshape = [k, n]
+        wname, wgrid = self.conv_weights(bshape[::-1], a.grid is not None)
+        # conv_weights makes [n, k] (quantized along its axis 0); MatMul wants [.., k, n].
+        t = self.name("w")
+        if len(bshape) == 3:
+            self.node("Transpose", [wname], [t], perm=[2, 1, 0])
+            wname = t
+            bshape = [bshape[0], k, n]  # after the transpose of [n, k, b]: [b, k, n]
+        else:
+            self.node("Transpose", [wname], [t], perm=[1, 0])
+            wname = t
+        out = list(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(bshape[:-2]))) + [a.shape[-2], n]
+        o = self.out(out, grid=grid_mul(a.grid, wgrid, k))
+        self.node("MatMul", self.use(a) + [wname], [o.name])
+        return True
+
+    def op_gemm(self):
+        a = self.pick(lambda t: t.rank == 2)
+        if a is None:
+            return False
+        trans_a, trans_b = self.chance(0.3), self.chance(0.5)
+        m, k = (a.shape[1], a.shape[0]) if trans_a else a.shape
+        n = self.randint(1, 8)
+        wname, wgrid = self.conv_weights([n, k] if trans_b else [k, n], a.grid is not None)
+        attrs = {}
+        if trans_a:
+            attrs["transA"] = 1
+        if trans_b:
+            attrs["transB"] = 1
+        alpha, beta = 1.0, 1.0
+        if self.chance(0.4):
+            alpha = float(self.choice([0.5, 2.0, 0.25, 1.5]))
+            attrs["alpha"] = alpha
+        inputs = self.use(a) + [wname]
+        grid = grid_mul(grid_mul(a.grid, wgrid, k), (1, 3) if alpha == 1.5 else (2, 1))
+        if self.chance(0.6):
+            cshape = self.choice([[n], [1, n], [m, 1], [m, n], []])
+            inputs.append(self.const(self.float_values(cshape, 0.5)))
+            grid = None
+            if self.chance(0.4):
+                attrs["beta"] = float(self.choice([0.5, 2.0, 0.3]))
+        o = self.out([m, n], grid=grid)
+        self.node("Gemm", inputs, [o.name], **attrs)
+        return True
+
+    def op_batchnorm(self):
+        a = self.pick(lambda t: t.rank >= 2)
+        if a is None:
+            return False
+        c = a.shape[1]
+        ins = self.use(a) + [self.const(self.float_values([c], 0.5) + 1), self.const(self.float_values([c], 0.5)),
+                             self.const(self.float_values([c], 0.5)),
+                             self.const(self.rng.uniform(0.2, 2.0, size=c).astype(np.float32))]
+        o = self.out(a.shape)
+        self.node("BatchNormalization", ins, [o.name], epsilon=float(self.choice([1e-5, 1e-3, 0.1])))
+        return True
+
+    def op_concat(self):
+        a = self.pick(dtype=None)
+        if a is None or a.dtype == BOOL:
+            return False
+        axis = self.randint(0, a.rank - 1) if a.rank else None
+        if axis is None:
+            return False
+        def same_but_axis(u):
+            return u.dtype == a.dtype and u.rank == a.rank and all(
+                x == y for i, (x, y) in enumerate(zip(u.shape, a.shape)) if i != axis)
+        parts = [a]
+        for _ in range(self.randint(1, 2)):
+            u = self.pick(same_but_axis, dtype=a.dtype) if self.chance(0.6) else None
+            if u is None:
+                shape = list(a.shape)
+                shape[axis] = self.randint(1, 4)
+                if a.dtype == F32:
+                    u = Tensor(self.const(self.grid_values(shape, 4, 64)), shape, F32, (4, 64))
+                else:
+                    u = Tensor(self.const(self.rng.integers(-5, 6, size=shape).astype(NP_TYPE[a.dtype])),
+                               shape, a.dtype, det=True)
+            parts.append(u)
+        self.rng.shuffle(parts)
+        shape = list(a.shape)
+        shape[axis] = sum(p.shape[axis] for p in parts)
+        grid = parts[0].grid
+        for p in parts[1:]:
+            grid = None if grid is None or p.grid is None else (max(grid[0], p.grid[0]), max(
+                grid[1] << (max(grid[0], p.grid[0]) - grid[0]), p.grid[1] << (max(grid[0], p.grid[0]) - p.grid[0])))
+        o = self.out(shape, a.dtype, grid=grid, det=all(p.det for p in parts))
+        self.node("Concat", self.use(*parts), [o.name], axis=axis - a.rank if self.chance(0.3) else axis)
+        return True
+
+    def movement_out(self, a, shape):
+        return self.out(shape, a.dtype, grid=a.grid, det=a.det)
+
+    def op_split(self):
+        a = self.pick(lambda t: t.rank >= 1 and max(t.shape) >= 2, dtype=None)
+        if a is None or a.dtype == BOOL:
+            return False
+        axis = self.choice([i for i, d in enumerate(a.shape) if d >= 2])
+        d = a.shape[axis]
+        if self.chance(0.5):
+            cuts = sorted(self.rng.choice(np.arange(1, d), size=self.randint(1, min(3, d - 1)), replace=False))
+            sizes = list(np.diff([0] + [int(c) for c in cuts] + [d]))
+            inputs = self.use(a) + [self.ints(sizes)]
+        else:
+            divisors = [k for k in range(2, d + 1) if d % k == 0]
+            parts = self.choice(divisors)
+            sizes = [d // parts] * parts
+            inputs = self.use(a)
+        outs = []
+        for s in sizes:
+            shape = list(a.shape)
+            shape[axis] = int(s)
+            outs.append(self.movement_out(a, shape))
+        self.node("Split", inputs, [o.name for o in outs], axis=axis)
+        return True
+
+    def op_slice(self):
+        a = self.pick(lambda t: t.rank >= 1, dtype=None)
+        if a is None or a.dtype == BOOL:
+            return False
+        axes = sorted(self.rng.choice(a.rank, size=self.randint(1, a.rank), replace=False))
+        starts, ends, steps, shape = [], [], [], list(a.shape)
+        for ax in axes:
+            d = a.shape[ax]
+            for _ in range(10):
+                step = self.choice([1, 1, 1, 2, -1, -2, 3])
+                start = self.randint(-d - 1, d + 1)
+                end = self.choice([self.randint(-d - 1, d + 1), 2**62, -2**62])
+                n = len(range(*slice(start, end, step).indices(d)))
+                if n > 0:
+                    break
+            else:
+                start, end, step, n = 0, d, 1, d
+            starts.append(start); ends.append(end); steps.append(step); shape[ax] = n
+        ax_out = [int(ax) - a.rank if self.chance(0.3) else int(ax) for ax in axes]
+        inputs = self.use(a) + [self.ints(starts), self.ints(ends), self.ints(ax_out)]
+        if any(s != 1 for s in steps) or self.chance(0.3):
+            inputs.append(self.ints(steps))
+        o = self.movement_out(a, shape)
+        self.node("Slice", inputs, [o.name])
+        return True
+
+    def op_transpose(self):
+        a = self.pick(lambda t: t.rank >= 2, dtype=None)
+        if a is None:
+            return False
+        perm = [int(p) for p in self.rng.permutation(a.rank)]
+        o = self.movement_out(a, [a.shape[p] for p in perm])
+        self.node("Transpose", self.use(a), [o.name], perm=perm)
+        return True
+
+    def op_reshape(self):
+        a = self.pick(dtype=None)
+        if a is None or a.dtype == BOOL:
+            return False
+        total = a.size()
+        shape, rest = [], total
+        for _ in range(self.randint(1, 4) - 1):
+            divs = [k for k in range(1, rest + 1) if rest % k == 0]
+            k = self.choice(divs)
+            shape.append(k)
+            rest //= k
+        shape.append(rest)
+        self.rng.shuffle(shape)
+        spec = list(shape)
+        if self.chance(0.5):
+            spec[self.randint(0, len(spec) - 1)] = -1
+        for i in range(min(len(spec), a.rank)):  # 0 copies the input's dimension
+            if spec[i] == a.shape[i] and self.chance(0.3):
+                spec[i] = 0
+        o = self.movement_out(a, shape)
+        self.node("Reshape", self.use(a) + [self.ints(spec)], [o.name])
+        return True
+
+    def op_flatten(self):
+        a = self.pick(lambda t: t.rank >= 1, dtype=None)
+        if a is None or a.dtype == BOOL:
+            return False
+        axis = self.randint(-a.rank, a.rank)
+        p = axis + a.rank if axis < 0 else axis
+        o = self.movement_out(a, [int(np.prod(a.shape[:p])), int(np.prod(a.shape[p:]))])
+        self.node("Flatten", self.use(a), [o.name], axis=axis)
+        return True
+
+    def op_squeeze_unsqueeze(self):
+        a = self.pick(dtype=None)
+        if a is None or a.dtype == BOOL:
+            return False
+        ones = [i for i, d in enumerate(a.shape) if d == 1]
+        if ones and self.chance(0.6):
+            axes = sorted(self.rng.choice(ones, size=self.randint(1, len(ones)), replace=False))
+            shape = [d for i, d in enumerate(a.shape) if i not in axes]
+            inputs = self.use(a)
+            if self.chance(0.8) or len(axes) != len(ones):
+                inputs.append(self.ints([int(x) - a.rank if self.chance(0.3) else int(x) for x in axes]))
+            else:
+                shape = [d for d in a.shape if d != 1]
+            o = self.movement_out(a, shape)
+            self.node("Squeeze", inputs, [o.name])
+            return True
+        if a.rank >= 5:
+            return False
+        k = self.randint(1, 2)
+        r = a.rank + k
+        axes = sorted(int(x) for x in self.rng.choice(r, size=k, replace=False))
+        shape, it = [], iter(a.shape)
+        for i in range(r):
+            shape.append(1 if i in axes else next(it))
+        o = self.movement_out(a, shape)
+        self.node("Unsqueeze", self.use(a) + [self.ints([x - r if self.chance(0.3) else x for x in axes])], [o.name])
+        return True
+
+    def op_pad(self):
+        a = self.pick(lambda t: t.rank >= 1)
+        if a is None:
+            return False
+        mode = self.choice(["constant", "constant", "reflect", "edge"])
+        pads = []
+        for d in a.shape:
+            for _ in range(2):
+                if mode == "reflect":
+                    pads.append(self.randint(0, min(2, d - 1)))
+                elif mode == "constant" and self.chance(0.15) and d > 1:
+                    pads.append(-1)
+                else:
+                    pads.append(self.randint(0, 2) if self.chance(0.6) else 0)
+        n = a.rank
+        pads = pads[0::2] + pads[1::2]
+        shape = [d + pads[i] + pads[i + n] for i, d in enumerate(a.shape)]
+        if min(shape) < 1:
+            return False
+        inputs = self.use(a) + [self.ints(pads)]
+        attrs = {"mode": mode} if mode != "constant" or self.chance(0.5) else {}
+        if mode == "constant" and self.chance(0.5):
+            inputs.append(self.const(np.float32(self.choice([0.5, -1.0, 2.0]))))
+        o = self.movement_out(a, shape)
+        self.node("Pad", inputs, [o.name], **attrs)
+        return True
+
+    def op_reduce(self):
+        a = self.pick(lambda t: t.rank >= 1, dtype=None)
+        if a is None or a.dtype not in (F32, I64):
+            return False
+        op = self.choice(["ReduceMean", "ReduceSum", "ReduceMax"] if a.dtype == F32 else ["ReduceSum", "ReduceMax"])
+        keep = self.chance(0.5)
+        if self.chance(0.2):
+            axes = list(range(a.rank))
+            given = None
+        else:
+            axes = sorted(int(x) for x in self.rng.choice(a.rank, size=self.randint(1, a.rank), replace=False))
+            given = [x - a.rank if self.chance(0.3) else x for x in axes]
+        shape = [1 if i in axes else d for i, d in enumerate(a.shape)] if keep else \
+            [d for i, d in enumerate(a.shape) if i not in axes]
+        attrs = {} if keep and self.chance(0.5) else {"keepdims": int(keep)}
+        inputs = self.use(a)
+        if given is not None:
+            if op == "ReduceSum":
+                inputs.append(self.ints(given))
+            else:
+                attrs["axes"] = given
+        count = int(np.prod([a.shape[i] for i in axes]))
+        if op == "ReduceMax":
+            grid, det = a.grid, a.det
+        elif op == "ReduceSum":
+            grid, det = (None if a.grid is None else (a.grid[0], a.grid[1] * count)), a.dtype == I64
+        else:
+            grid, det = None, False
+        o = self.out(shape, a.dtype, grid=grid, det=det)
+        self.node(op, inputs, [o.name], **attrs)
+        return True
+
+    def op_softmax(self):
+        a = self.pick(lambda t: t.rank >= 1)
+        if a is None:
+            return False
+        op = self.choice(["Softmax", "LogSoftmax"])
+        attrs = {} if self.chance(0.2) else {"axis": self.randint(-a.rank, a.rank - 1)}
+        o = self.out(a.shape)
+        self.node(op, self.use(a), [o.name], **attrs)
+        return True
+
+    def op_resize(self):
+        a = self.pick(lambda t: t.rank == 4)
+        if a is None:
+            return False
+        mode = self.choice(["nearest", "linear", "cubic"])
+        ctm = self.choice(["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"])
+        attrs = {"mode": mode, "coordinate_transformation_mode": ctm}
+        if mode == "nearest":
+            attrs["nearest_mode"] = self.choice(["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"])
+        if mode == "cubic":
+            attrs["cubic_coeff_a"] = float(self.choice([-0.75, -0.5]))
+            if self.chance(0.3):
+                attrs["exclude_outside"] = 1
+        roi = "" if self.opset >= 13 and self.chance(0.7) else self.const(np.zeros(0, np.float32))
+        if self.chance(0.5):
+            scales = [1.0, 1.0] + [float(self.choice([0.5, 0.75, 1.5, 2.0, 3.0, 1.25])) for _ in range(2)]
+            shape = a.shape[:2] + [int(np.floor(d * s)) for d, s in zip(a.shape[2:], scales[2:])]
+            if min(shape) < 1:
+                return False
+            inputs = self.use(a) + [roi, self.const(np.array(scales, np.float32))]
+        else:
+            shape = a.shape[:2] + [self.randint(1, 2 * d + 2) for d in a.shape[2:]]
+            inputs = self.use(a) + [roi, "", self.ints(shape)]
+        o = self.out(shape)
+        self.node("Resize", inputs, [o.name], **attrs)
+        return True
+
+    def op_gather(self):
+        a = self.pick(lambda t: t.rank >= 1, dtype=None)
+        if a is None or a.dtype == BOOL:
+            return False
+        axis = self.randint(0, a.rank - 1)
+        d = a.shape[axis]
+        ishape = self.choice([[], [self.randint(1, 4)], [self.randint(1, 3), self.randint(1, 3)]])
+        idx = self.rng.integers(-d, d, size=ishape).astype(np.int64)
+        shape = a.shape[:axis] + list(ishape) + a.shape[axis + 1:]
+        o = self.movement_out(a, shape)
+        self.node("Gather", self.use(a) + [self.const(idx, "idx")], [o.name],
+                  axis=axis - a.rank if self.chance(0.3) else axis)
+        return True
+
+    def op_where(self):
+        a = self.pick()
+        if a is None:
+            return False
+        b = self.partner(a)
+        c = self.pick(lambda t: t.det and t.rank <= a.rank and all(
+            x == y or y == 1 for x, y in zip(a.shape[::-1], t.shape[::-1])))
+        if c is not None and self.chance(0.7):
+            cond = self.name("cond")
+            self.node(self.choice(["Greater", "Less"]), self.use(c) + [self.const(np.float32(0.0625))], [cond])
+        else:
+            shape = self.broadcast_partner_shape(a.shape)
+            cond = self.const(self.rng.random(shape) < 0.5, "cond")
+        x, y = (a, b) if self.chance(0.5) else (b, a)
+        shape = list(np.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
+        grid = None if x.grid is None or y.grid is None else (
+            max(x.grid[0], y.grid[0]), max(x.grid[1] << (max(x.grid[0], y.grid[0]) - x.grid[0]),
+                                           y.grid[1] << (max(x.grid[0], y.grid[0]) - y.grid[0])))
+        o = self.out(shape, grid=grid, det=x.det and y.det)
+        self.node("Where", [cond] + self.use(x, y), [o.name])
+        return True
+
+    def op_cast(self):
+        a = self.pick(lambda t: t.det, dtype=None)
+        if a is None or a.dtype not in (F32, I64):
+            return False
+        if a.dtype == F32:  # to int64 (truncation of a value every implementation computes alike)
+            o = self.out(a.shape, I64, det=True)
+            self.node("Cast", self.use(a), [o.name], to=TensorProto.INT64)
+            if self.chance(0.5):  # some int64 arithmetic
+                t = self.out(a.shape, I64, det=True)
+                self.node(self.choice(["Add", "Mul", "Sub"]),
+                          self.use(o) + [self.const(np.int64(self.randint(-3, 3)))], [t.name])
+        else:
+            o = self.out(a.shape, F32, grid=(0, 1 << 20), det=True)
+            self.node("Cast", self.use(a), [o.name], to=TensorProto.FLOAT)
+        return True
+
+    def op_quantize(self):
+        """QuantizeLinear of a value every implementation computes alike, power-of-two scales
+        (per tensor or per axis), int8 or uint8, and usually its DequantizeLinear."""
+        a = self.pick(lambda t: t.det)
+        if a is None:
+            return False
+        dtype = self.choice([I8, U8])
+        per_axis = a.rank >= 1 and self.chance(0.3)
+        e = self.randint(-1, 6) if a.grid is None else self.randint(max(-2, a.grid[0] - 6), a.grid[0] + 1)
+        if per_axis:
+            axis = self.randint(0, a.rank - 1)
+            n = a.shape[axis]
+            scale = (2.0 ** -self.rng.integers(e - 1, e + 2, size=n)).astype(np.float32)
+            zp = (self.rng.integers(-10, 11, size=n) + (128 if dtype == U8 else 0)).astype(NP_TYPE[dtype])
+            attrs = {"axis": axis - a.rank if self.chance(0.3) else axis}
+        else:
+            scale = np.float32(2.0 ** -e)
+            zp = NP_TYPE[dtype](self.randint(-10, 10) + (128 if dtype == U8 else 0))
+            attrs = {}
+        ins = self.use(a) + [self.const(scale, "s")]
+        zp_name = self.const(zp, "z")
+        q = self.out(a.shape, dtype, det=True)
+        self.node("QuantizeLinear", ins + [zp_name], [q.name], **attrs)
+        if self.chance(0.8):
+            emax = int(np.max(-np.log2(scale)))
+            o = self.out(a.shape, grid=(max(emax, 0), 256 << max(0, emax - int(np.min(-np.log2(scale))))))
+            self.node("DequantizeLinear", self.use(q) + [self.const(scale, "s"), self.const(zp, "z")], [o.name],
+                      **attrs)
+        return True
+
+    def op_if(self):
+        """An If whose condition is computed at run time from the data; each branch reads a
+        value of the outer graph."""
+        a = self.pick(lambda t: t.det)
+        if a is None:
+            return False
+        m = self.name("t"); cond = self.name("cond")
+        self.node("ReduceMax", self.use(a), [m], keepdims=0)
+        self.node("Greater", [m, self.const(np.float32(self.choice([0.0, 0.5, 2.0])))], [cond])
+        x = self.pick()
+        shape = x.shape
+        self.use(x)
+        def branch(tag):
+            out = self.name("b")
+            op = self.choice(["Relu", "Sigmoid", "Neg", "Tanh"])
+            mid = self.name("b")
+            k = self.name("k")
+            nodes = [helper.make_node(op, [x.name], [mid], name=self.name("n")),
+                     helper.make_node("Constant", [], [k], name=self.name("n"),
+                                      value=numpy_helper.from_array(np.float32(self.rng.uniform(-2, 2)))),
+                     helper.make_node(self.choice(["Add", "Mul"]), [mid, k], [out], name=self.name("n"))]
+            return helper.make_graph(nodes, tag, [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, shape)])
+        o = self.out(shape)
+        self.node("If", [cond], [o.name], then_branch=branch("then"), else_branch=branch("else"))
+        return True
+
+    def op_loop(self):
+        """A Loop with a constant trip count carrying v = v * k + x and scanning out v."""
+        x = self.pick(lambda t: t.size() <= 64)
+        if x is None:
+            return False
+        trips = self.randint(1, 4)
+        it, cin, vin, cout, vout, sc = (self.name(p) for p in ("it", "c", "v", "c", "v", "s"))
+        k = self.name("k"); tmp = self.name("b")
+        f32 = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, x.shape)
+        body = helper.make_graph(
+            [helper.make_node("Identity", [cin], [cout], name=self.name("n")),
+             helper.make_node("Constant", [], [k], name=self.name("n"), value=numpy_helper.from_array(np.float32(0.5))),
+             helper.make_node("Mul", [vin, k], [tmp], name=self.name("n")),
+             helper.make_node("Add", [tmp, x.name], [vout], name=self.name("n")),
+             helper.make_node("Identity", [vout], [sc], name=self.name("n"))],
+            "body",
+            [helper.make_tensor_value_info(it, TensorProto.INT64, []),
+             helper.make_tensor_value_info(cin, TensorProto.BOOL, []), f32(vin)],
+            [helper.make_tensor_value_info(cout, TensorProto.BOOL, []), f32(vout), f32(sc)])
+        self.use(x)
+        v = self.out(x.shape, det=x.det)
+        s = self.out([trips] + x.shape, det=x.det)
+        init = self.const(self.grid_values(x.shape, 2, 8))
+        self.node("Loop", [self.ints(trips), self.const(np.bool_(True)), init], [v.name, s.name], body=body)
+        return True
+
+    OPS = [("op_binary", 6), ("op_unary", 5), ("op_conv", 4), ("op_conv_transpose", 1.5), ("op_pool", 3),
+           ("op_matmul", 2), ("op_gemm", 2), ("op_batchnorm", 1.5), ("op_concat", 2), ("op_split", 1.5),
+           ("op_slice", 2), ("op_transpose", 1.5), ("op_reshape", 2), ("op_flatten", 1),
+           ("op_squeeze_unsqueeze", 1.5), ("op_pad", 2), ("op_reduce", 2), ("op_softmax", 1.5),
+           ("op_resize", 1.5), ("op_gather", 1.5), ("op_where", 1), ("op_cast", 1), ("op_quantize", 3),
+           ("op_if", 0.7), ("op_loop", 0.5)]
+
+    def build(self):
+        self.add_input(self.random_shape())
+        if self.chance(0.3):
+            self.add_input(self.broadcast_partner_shape(self.pool[0].shape) or [1])
+        target = self.randint(1, 12)
+        names = [n for n, _ in self.OPS]
+        weights = np.array([w for _, w in self.OPS])
+        made, tries = 0, 0
+        while made < target and tries < 200:
+            tries += 1
+            op = names[int(self.rng.choice(len(names), p=weights / weights.sum()))]
+            before = (len(self.nodes), len(self.inits), len(self.pool), self.count)
+            if getattr(self, op)():
+                made += 1
+                # Keep tensors small enough for a quick run.
+                if self.pool[-1].size() > 20000:
+                    return None
+            else:
+                del self.nodes[before[0]:]
+                del self.inits[before[1]:]
+                del self.pool[before[2]:]
+        # Outputs: every tensor no node reads (data-type bool never is one), at least the last.
+        outs = [t for t in self.pool if t.uses == 0 and t.name not in self.feeds and t.dtype != BOOL]
+        if not outs:
+            outs = [self.pool[-1]]
+        outputs = [helper.make_tensor_value_info(t.name, ONNX_TYPE[t.dtype], t.shape) for t in outs]
+        graph = helper.make_graph(self.nodes, "difftest", self.inputs, outputs, self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
+                                  producer_name="aotc-difftest")
+        model.ir_version = 8
+        return model
+
+
+def generate(seed):
+    """(model, [(input name, array)]) for this seed: the same seed gives the same model."""
+    for attempt in range(20):
+        b = Builder(seed * 31 + attempt)
+        model = b.build()
+        if model is not None:
+            return model, [(i.name, b.feeds[i.name]) for i in b.inputs]
+    raise RuntimeError(f"seed {seed}: no model small enough")
+
+
+if __name__ == "__main__":
+    seed, outdir = int(sys.argv[1]), sys.argv[2]
+    os.makedirs(outdir, exist_ok=True)
+    model, feeds = generate(seed)
+    onnx.save(model, os.path.join(outdir, "model.onnx"))
+    for i, (_, data) in enumerate(feeds):
+        np.save(os.path.join(outdir, f"input_{i}.npy"), data)
