@@ -29,40 +29,26 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
-import onnx
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import gen_onnx  # noqa: E402
-
-RTOL, ATOL = 1e-3, 1e-5
+SKIP = 77  # ctest's SKIP_RETURN_CODE for this test
 
 
-def compare(expected, actual):
-    """None when actual matches expected, else a one-line description of the difference."""
-    if actual.shape != expected.shape:
-        return f"shape {list(actual.shape)}, ORT {list(expected.shape)}"
-    if actual.dtype != expected.dtype:
-        return f"type {actual.dtype}, ORT {expected.dtype}"
-    if expected.size == 0:
-        return None
-    if expected.dtype.kind in "iub":
-        bad = actual != expected
-        diff = np.abs(actual.astype(np.int64) - expected.astype(np.int64))
-    else:
-        e, a = expected.astype(np.float64), actual.astype(np.float64)
-        both_nan = np.isnan(e) & np.isnan(a)
-        same_inf = np.isinf(e) & (e == a)
-        diff = np.where(both_nan | same_inf, 0.0, np.abs(a - e))
-        bad = ~(diff <= ATOL + RTOL * np.abs(e))
-        diff = np.where(np.isnan(diff), np.inf, diff)
-    if not bad.any():
-        return None
-    worst = np.unravel_index(int(np.argmax(np.where(bad, diff, -1))), expected.shape)
-    return (f"{int(bad.sum())} of {expected.size} elements differ, max |diff| {float(diff[worst]):.6g} "
-            f"at {list(map(int, worst))}: aotc {actual[worst]!r}, ORT {expected[worst]!r}")
-
+def missing_prerequisites(args):
+    """What this run needs and the machine lacks, each with the Debian package or command that
+    provides it (scripts/setup.sh installs them all)."""
+    missing = []
+    for module, package in (("numpy", "python3-numpy"), ("onnx", "python3-onnx")):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(f"the Python module {module} for {sys.executable} (Debian package {package})")
+    if not shutil.which(args.node):
+        missing.append(f"{args.node} (Debian packages nodejs npm)")
+    if not args.ort or not os.path.isfile(os.path.join(args.ort, "package.json")):
+        missing.append(f"onnxruntime-node at {args.ort!r} (npm install --ignore-scripts --prefix build/npm "
+                       "onnxruntime-node@1.30.0)")
+    return missing
 
 def refusal_reason(stderr):
     """aotc's error message with model names and numbers masked, to count refusals by kind."""
@@ -163,9 +149,19 @@ def main():
     ap.add_argument("--timeout", type=float, default=120, help="seconds for one `aotc run`")
     ap.add_argument("--time-limit", type=float, default=0, help="stop starting seeds after this many seconds")
     ap.add_argument("--verbose", action="store_true", help="print every seed's result")
+    ap.add_argument("--skip-if-missing", action="store_true",
+                    help=f"exit {SKIP} (ctest: skipped) naming what is missing when node, onnxruntime-node or "
+                         "python3-onnx is absent")
     args = ap.parse_args()
-    if not args.ort:
-        ap.error("--ort or $ORT_MODULE: the onnxruntime-node package directory")
+    missing = missing_prerequisites(args)
+    if missing:
+        print("difftest_onnx: SKIPPED, this machine lacks:\n  " + "\n  ".join(missing), flush=True)
+        return SKIP if args.skip_if_missing else 2
+    global np, onnx, gen_onnx, compare
+    import numpy as np
+    import onnx
+    import gen_onnx
+    from compare import compare
     os.makedirs(args.findings, exist_ok=True)
     work = tempfile.mkdtemp(prefix="difftest_onnx_")
     start = time.monotonic()
