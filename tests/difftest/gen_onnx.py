@@ -34,11 +34,17 @@ ONNX_TYPE = {F32: TensorProto.FLOAT, I64: TensorProto.INT64, I8: TensorProto.INT
              U8: TensorProto.UINT8, BOOL: TensorProto.BOOL}
 NP_TYPE = {F32: np.float32, I64: np.int64, I8: np.int8, U8: np.uint8, BOOL: np.bool_}
 GRID_LIMIT = 1 << 22
+# metadata_props key + output name: the absolute tolerance of that output (op_qdq_layer).
+TOLERANCE_KEY = "difftest.atol."
 
 
 class Tensor:
-    def __init__(self, name, shape, dtype, grid=None, det=False):
+    def __init__(self, name, shape, dtype, grid=None, det=False, tol=0.0):
         self.name, self.shape, self.dtype = name, list(shape), dtype
+        # tol: how far (absolutely) a correct implementation may be from ORT here; only
+        # data movement and DequantizeLinear read such a tensor (see op_qdq_layer).
+        self.tol = tol
+        self.qparams = None  # (scale, zero point) of the QuantizeLinear that made it
         self.grid = grid if grid is not None and grid[1] < GRID_LIMIT else None  # (e, bound)
         self.det = det or self.grid is not None
         self.uses = 0
@@ -97,8 +103,8 @@ class Builder:
     def node(self, op, inputs, outputs, **attrs):
         self.nodes.append(helper.make_node(op, inputs, outputs, name=self.name(op.lower() + "_"), **attrs))
 
-    def out(self, shape, dtype=F32, grid=None, det=False):
-        t = Tensor(self.name("t"), shape, dtype, grid, det)
+    def out(self, shape, dtype=F32, grid=None, det=False, tol=0.0):
+        t = Tensor(self.name("t"), shape, dtype, grid, det, tol)
         self.pool.append(t)
         return t
 
@@ -107,8 +113,11 @@ class Builder:
             t.uses += 1
         return [t.name for t in tensors]
 
-    def pick(self, pred=lambda t: True, dtype=F32):
-        cands = [t for t in self.pool if (dtype is None or t.dtype == dtype) and pred(t)]
+    def pick(self, pred=lambda t: True, dtype=F32, tolerant=False):
+        """A tensor of the pool of that type (None: any) satisfying pred; one with a tolerance
+        only for an operator that is tolerant (data movement)."""
+        cands = [t for t in self.pool if (dtype is None or t.dtype == dtype) and pred(t)
+                 and (tolerant or t.tol == 0)]
         if not cands:
             return None
         # Prefer recent tensors (deeper chains), but not always.
@@ -127,6 +136,9 @@ class Builder:
             data, grid = self.grid_values(shape), (4, 64)
         elif dtype == F32:
             data, grid = self.float_values(shape, 2.0), None
+        elif dtype in (I8, U8):
+            info = np.iinfo(NP_TYPE[dtype])
+            data, grid = self.rng.integers(info.min, info.max + 1, size=shape).astype(NP_TYPE[dtype]), None
         else:
             data, grid = self.rng.integers(-20, 21, size=shape).astype(NP_TYPE[dtype]), None
         self.inputs.append(helper.make_tensor_value_info(name, ONNX_TYPE[dtype], shape))
@@ -137,13 +149,15 @@ class Builder:
 
     def random_shape(self):
         r = self.rng.random()
+        if r < 0.15:  # more channels and pixels: the blocked kernels' remainders
+            return [1, self.randint(7, 33), self.randint(3, 17), self.randint(3, 17)]
         if r < 0.55:
             return [self.randint(1, 2), self.randint(1, 6), self.randint(3, 10), self.randint(3, 10)]
         if r < 0.7:
             return [self.randint(1, 2), self.randint(1, 6), self.randint(3, 12)]
         if r < 0.9:
             return [self.randint(1, 6), self.randint(1, 8)]
-        return [self.randint(1, 3) for _ in range(self.randint(1, 5))]
+        return [self.randint(1, 3) for _ in range(self.randint(0, 5))]
 
     def broadcast_partner_shape(self, shape):
         """A shape that broadcasts against shape (possibly shorter, some dims 1)."""
@@ -487,10 +501,10 @@ class Builder:
         return True
 
     def movement_out(self, a, shape):
-        return self.out(shape, a.dtype, grid=a.grid, det=a.det)
+        return self.out(shape, a.dtype, grid=a.grid, det=a.det, tol=a.tol)
 
     def op_split(self):
-        a = self.pick(lambda t: t.rank >= 1 and max(t.shape) >= 2, dtype=None)
+        a = self.pick(lambda t: t.rank >= 1 and max(t.shape) >= 2, dtype=None, tolerant=True)
         if a is None or a.dtype == BOOL:
             return False
         axis = self.choice([i for i, d in enumerate(a.shape) if d >= 2])
@@ -513,7 +527,7 @@ class Builder:
         return True
 
     def op_slice(self):
-        a = self.pick(lambda t: t.rank >= 1, dtype=None)
+        a = self.pick(lambda t: t.rank >= 1, dtype=None, tolerant=True)
         if a is None or a.dtype == BOOL:
             return False
         axes = sorted(self.rng.choice(a.rank, size=self.randint(1, a.rank), replace=False))
@@ -539,7 +553,7 @@ class Builder:
         return True
 
     def op_transpose(self):
-        a = self.pick(lambda t: t.rank >= 2, dtype=None)
+        a = self.pick(lambda t: t.rank >= 2, dtype=None, tolerant=True)
         if a is None:
             return False
         perm = [int(p) for p in self.rng.permutation(a.rank)]
@@ -548,7 +562,7 @@ class Builder:
         return True
 
     def op_reshape(self):
-        a = self.pick(dtype=None)
+        a = self.pick(dtype=None, tolerant=True)
         if a is None or a.dtype == BOOL:
             return False
         total = a.size()
@@ -571,7 +585,7 @@ class Builder:
         return True
 
     def op_flatten(self):
-        a = self.pick(lambda t: t.rank >= 1, dtype=None)
+        a = self.pick(lambda t: t.rank >= 1, dtype=None, tolerant=True)
         if a is None or a.dtype == BOOL:
             return False
         axis = self.randint(-a.rank, a.rank)
@@ -581,7 +595,7 @@ class Builder:
         return True
 
     def op_squeeze_unsqueeze(self):
-        a = self.pick(dtype=None)
+        a = self.pick(dtype=None, tolerant=True)
         if a is None or a.dtype == BOOL:
             return False
         ones = [i for i, d in enumerate(a.shape) if d == 1]
@@ -705,7 +719,7 @@ class Builder:
         return True
 
     def op_gather(self):
-        a = self.pick(lambda t: t.rank >= 1, dtype=None)
+        a = self.pick(lambda t: t.rank >= 1, dtype=None, tolerant=True)
         if a is None or a.dtype == BOOL:
             return False
         axis = self.randint(0, a.rank - 1)
@@ -786,6 +800,150 @@ class Builder:
                       **attrs)
         return True
 
+    def op_dequantize(self):
+        """DequantizeLinear of an 8-bit tensor (a graph input or a QuantizeLinear's output)."""
+        a = self.pick(lambda t: t.dtype in (I8, U8), dtype=None, tolerant=True)
+        if a is None:
+            return False
+        e = self.randint(2, 7)
+        zp = NP_TYPE[a.dtype](self.randint(-10, 10) + (128 if a.dtype == U8 else 0))
+        ins = self.use(a) + [self.const(np.float32(2.0 ** -e), "s")]
+        if a.dtype == I8 or self.chance(0.7):
+            ins.append(self.const(zp, "z"))
+        else:
+            zp = 0
+        o = self.out(a.shape, grid=(e, 256), tol=a.tol * 2.0 ** -e)
+        self.node("DequantizeLinear", ins, [o.name])
+        return True
+
+    def op_qdq_layer(self):
+        """One layer of a quantized network in QDQ form, the patterns aotc folds into integer
+        kernels (aot/passes/fold_qdq.cc): DQ(x) -> Conv | MatMul | Gemm | Add (-> Relu | Clip)
+        -> Q (-> DQ). Either every scale is a power of two and the bias is on the accumulator's
+        grid, so the float graph is exact and the integer kernel must give the same bytes, ties
+        included (round half to even), or the scales are arbitrary, as a quantizer writes them:
+        the integer kernel rounds the real result once where the float graph rounds in float32
+        first, so near a tie they may differ by one step (fold_qdq.cc says so), which is the
+        tolerance of this output; it then only reaches data movement and DequantizeLinear."""
+        kind = self.choice(["Conv", "Conv", "MatMul", "Gemm", "Add"])
+        rank_ok = {"Conv": lambda t: t.rank in (3, 4) and t.shape[1] <= 32, "MatMul": lambda t: 2 <= t.rank <= 4,
+                   "Gemm": lambda t: t.rank == 2, "Add": lambda t: t.rank >= 1}[kind]
+        a = self.pick(lambda t: t.det and rank_ok(t), dtype=None)
+        if a is None or a.dtype not in (F32, I8, U8):
+            return False
+        exact = self.chance(0.5)
+
+        def scale(lo, hi):  # a power of two in [lo, hi] when exact
+            if exact:
+                return np.float32(2.0 ** -self.randint(int(-np.log2(hi)), int(-np.log2(lo))))
+            return np.float32(self.rng.uniform(lo, hi))
+
+        def as_quantized(t):
+            """(int8 or uint8 tensor, its scale, zero point, and the DQ'd float tensor name)."""
+            if t.dtype in (I8, U8):
+                self.use(t)
+                q, s_, dtype = t, scale(0.004, 0.1), t.dtype
+                zp = NP_TYPE[dtype](self.randint(-5, 5) + (128 if dtype == U8 else 0))
+                if t.qparams is not None and self.chance(0.8):  # the Q's own: the folded layers chain
+                    s_, zp = t.qparams
+            else:
+                dtype = self.choice([I8, U8])
+                s_ = scale(0.004, 0.1)
+                zp = NP_TYPE[dtype](self.randint(-20, 20) + (128 if dtype == U8 else 0))
+                q = self.out(t.shape, dtype, det=True)
+                self.node("QuantizeLinear", self.use(t) + [self.const(s_, "s"), self.const(zp, "z")], [q.name])
+                self.pool.remove(q)
+            f = self.name("t")
+            self.node("DequantizeLinear", [q.name, self.const(s_, "s"), self.const(zp, "z")], [f])
+            return s_, f
+
+        s_x, x = as_quantized(a)
+        if kind == "Add":
+            b = self.pick(lambda t: t.det and t is not a and t.rank <= a.rank and all(
+                p == q or q == 1 for p, q in zip(a.shape[::-1], t.shape[::-1])), dtype=None)
+            if b is None or b.dtype not in (F32, I8, U8):
+                return False
+            s_b, bf = as_quantized(b)
+            shape = list(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+            y = self.name("t")
+            self.node("Add", [x, bf] if self.chance(0.5) else [bf, x], [y])
+            s_acc, k = min(s_x, s_b), 2
+        else:
+            if kind == "Conv":
+                c = a.shape[1]
+                groups = self.choice([1, 1, c] + [g for g in range(2, c) if c % g == 0])
+                m = groups * self.randint(1, max(1, 16 // groups))
+                ks = [self.randint(1, min(3, d + 2)) for d in a.shape[2:]]
+                wshape, axis = [m, c // groups] + ks, 0
+                k = (c // groups) * int(np.prod(ks))
+            elif kind == "MatMul":
+                k, m = a.shape[-1], self.randint(1, 24)
+                if k > 800:  # keep the accumulator within float32's exact integers
+                    return False
+                wshape, axis = [k, m], 1
+            else:
+                trans_b = self.chance(0.5)
+                k, m = a.shape[1], self.randint(1, 24)
+                wshape, axis = ([m, k], 0) if trans_b else ([k, m], 1)
+            wq = self.rng.integers(-127, 128, size=wshape).astype(np.int8)
+            if self.chance(0.5):
+                s_w = np.array([scale(0.002, 0.03) for _ in range(m)], np.float32)
+                w_attrs = {"axis": axis}
+            else:
+                s_w, w_attrs = scale(0.002, 0.03), {}
+            wf = self.name("w")
+            self.node("DequantizeLinear", [self.const(wq, "w"), self.const(s_w, "s"),
+                                           self.const(np.zeros(np.shape(s_w), np.int8), "z")], [wf], **w_attrs)
+            bias = []
+            acc_scale = (s_x * s_w).astype(np.float32)
+            if kind != "MatMul" and self.chance(0.7):
+                bq = self.rng.integers(-3000, 3000, size=m).astype(np.int32)
+                if exact or self.chance(0.5):  # int32 at the accumulator's scale, as quantizers write it
+                    bname = self.name("bias")
+                    self.node("DequantizeLinear", [self.const(bq, "b"), self.const(
+                        np.broadcast_to(acc_scale, (m,)).copy() if np.ndim(acc_scale) else acc_scale, "s")], [bname],
+                              **({"axis": 0} if np.ndim(acc_scale) else {}))
+                else:  # a float bias, which the folding rounds to the accumulator's scale
+                    bname = self.const((bq * np.max(acc_scale) * self.rng.uniform(0.9, 1.1, size=m)).astype(np.float32))
+                bias = [bname]
+            y = self.name("t")
+            if kind == "Conv":
+                n = len(ks)
+                strides = [self.randint(1, 2) for _ in ks]
+                pads = [self.randint(0, kk - 1) if self.chance(0.5) else 0 for kk in ks] * 2
+                sp = [(d + pads[i] + pads[i + n] - ks[i]) // strides[i] + 1 for i, d in enumerate(a.shape[2:])]
+                if min(sp) < 1:
+                    return False
+                self.node("Conv", [x, wf] + bias, [y], strides=strides, pads=pads, group=groups)
+                shape = [a.shape[0], m] + sp
+            elif kind == "MatMul":
+                self.node("MatMul", [x, wf], [y])
+                shape = a.shape[:-1] + [m]
+            else:
+                self.node("Gemm", [x, wf] + bias, [y], **({"transB": 1} if trans_b else {}))
+                shape = [a.shape[0], m]
+            s_acc = float(np.mean(s_x * s_w))
+        act = self.choice(["", "", "Relu", "Clip"])
+        if act:
+            z = self.name("t")
+            lo_hi = [self.const(np.float32(0.0)), self.const(np.float32(self.choice([6.0, 1.0, 0.5])))] \
+                if act == "Clip" else []
+            self.node(act, [y] + lo_hi, [z])
+            y = z
+        # The output scale: about the accumulator's spread over 256 steps, sometimes saturating.
+        s_y = scale(max(1e-4, s_acc * np.sqrt(k) * 4), max(2e-4, s_acc * np.sqrt(k) * 64))
+        ydtype = self.choice([I8, U8])
+        zp_y = NP_TYPE[ydtype](self.randint(-20, 20) + (128 if ydtype == U8 else 0))
+        tol = 0.0 if exact else 1.0
+        q = self.out(shape, ydtype, det=exact, tol=tol)
+        q.qparams = (s_y, zp_y)
+        self.node("QuantizeLinear", [y, self.const(s_y, "s"), self.const(zp_y, "z")], [q.name])
+        if self.chance(0.6):
+            o = self.out(shape, grid=None, det=exact, tol=tol * float(s_y))
+            self.use(q)
+            self.node("DequantizeLinear", [q.name, self.const(s_y, "s"), self.const(zp_y, "z")], [o.name])
+        return True
+
     def op_if(self):
         """An If whose condition is computed at run time from the data; each branch reads a
         value of the outer graph."""
@@ -842,11 +1000,14 @@ class Builder:
            ("op_matmul", 2), ("op_gemm", 2), ("op_batchnorm", 1.5), ("op_concat", 2), ("op_split", 1.5),
            ("op_slice", 2), ("op_transpose", 1.5), ("op_reshape", 2), ("op_flatten", 1),
            ("op_squeeze_unsqueeze", 1.5), ("op_pad", 2), ("op_reduce", 2), ("op_softmax", 1.5),
-           ("op_resize", 1.5), ("op_gather", 1.5), ("op_where", 1), ("op_cast", 1), ("op_quantize", 3),
+           ("op_resize", 1.5), ("op_gather", 1.5), ("op_where", 1), ("op_cast", 1), ("op_quantize", 2),
+           ("op_dequantize", 1), ("op_qdq_layer", 4),
            ("op_if", 0.7), ("op_loop", 0.5)]
 
     def build(self):
         self.add_input(self.random_shape())
+        if self.chance(0.15):
+            self.add_input(self.random_shape(), self.choice([I8, U8]))
         if self.chance(0.3):
             self.add_input(self.broadcast_partner_shape(self.pool[0].shape) or [1])
         target = self.randint(1, 12)
@@ -875,6 +1036,10 @@ class Builder:
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
                                   producer_name="aotc-difftest")
         model.ir_version = 8
+        for t in outs:
+            if t.tol:
+                helper.set_model_props(model, dict({p.key: p.value for p in model.metadata_props},
+                                                   **{TOLERANCE_KEY + t.name: repr(t.tol)}))
         return model
 
 
