@@ -76,6 +76,7 @@ class Builder:
         self.opset = int(self.rng.integers(13, 18))
         self.nodes, self.inits, self.inputs, self.feeds = [], [], [], {}
         self.pool = []  # tensors a node may read
+        self.forced = None  # the tensor the next pick returns if it can (op_chain)
         self.count = 0
 
     # ---- helpers
@@ -118,6 +119,10 @@ class Builder:
         only for an operator that is tolerant (data movement)."""
         cands = [t for t in self.pool if (dtype is None or t.dtype == dtype) and pred(t)
                  and (tolerant or t.tol == 0)]
+        if self.forced is not None:  # op_chain: the previous operator's output, when it fits
+            forced, self.forced = self.forced, None
+            if forced in cands:
+                return forced
         if not cands:
             return None
         # Prefer recent tensors (deeper chains), but not always.
@@ -172,6 +177,8 @@ class Builder:
             if u is t or u.rank > t.rank:
                 return False
             return all(a == b or b == 1 for a, b in zip(t.shape[::-1], u.shape[::-1]))
+        if self.chance(0.05):
+            return t  # x op x: both operands one buffer
         u = self.pick(compatible) if self.chance(0.5) else None
         if u is not None:
             return u
@@ -345,6 +352,20 @@ class Builder:
             return False
         wname, wgrid = self.conv_weights([c, mg] + ks, a.grid is not None)
         attrs = {"strides": strides, "pads": pads}
+        how = self.choice(["pads"] * 4 + ["output_shape", "SAME_UPPER", "SAME_LOWER"])
+        if how == "output_shape":  # the pads are what makes this size (shorter or longer than natural)
+            natural = [s * (i - 1) + op + (k - 1) * d + 1 for i, s, op, k, d in
+                       zip(spatial, strides, outpad, ks, dilations)]
+            # Not longer than natural: ORT then gives the natural size, not output_shape.
+            out_sp = [max(1, nat - self.randint(0, k - 1)) for nat, k in zip(natural, ks)]
+            attrs = {"strides": strides, "output_shape": out_sp if self.chance(0.5) else
+                     [a.shape[0], mg * groups] + out_sp}
+        elif how != "pads":
+            if any((k - 1) * d + 1 < s for k, d, s in zip(ks, dilations, strides)):
+                return False  # input * stride would be longer than natural: ORT gives natural
+            attrs = {"strides": strides, "auto_pad": how}
+            out_sp = [i * s for i, s in zip(spatial, strides)]
+            outpad = [0] * n  # onnx's shape inference and ORT disagree on output_padding with SAME_*
         if groups > 1:
             attrs["group"] = groups
         if any(outpad):
@@ -407,6 +428,11 @@ class Builder:
             return False
         k = a.shape[-1]
         n = self.randint(1, 8)
+        if self.chance(0.15):  # a 1-D right operand: the last axis contracts away
+            wname, wgrid = self.conv_weights([k], a.grid is not None)
+            o = self.out(a.shape[:-1], grid=grid_mul(a.grid, wgrid, k))
+            self.node("MatMul", self.use(a) + [wname], [o.name])
+            return True
         if self.chance(0.3) and a.rank >= 3:
             bshape = [1 if self.chance(0.5) else a.shape[-3], k, n]
         else:
@@ -687,8 +713,12 @@ class Builder:
             return False
         op = self.choice(["Softmax", "LogSoftmax"])
         attrs = {} if self.chance(0.2) else {"axis": self.randint(-a.rank, a.rank - 1)}
+        x = self.use(a)[0]
+        if self.chance(0.2):  # large logits: exp overflows unless the maximum is subtracted first
+            x, big = self.name("t"), x
+            self.node("Mul", [big, self.const(np.float32(60.0))], [x])
         o = self.out(a.shape)
-        self.node(op, self.use(a), [o.name], **attrs)
+        self.node(op, [x], [o.name], **attrs)
         return True
 
     def op_resize(self):
@@ -708,6 +738,11 @@ class Builder:
         if self.chance(0.5):
             scales = [1.0, 1.0] + [float(self.choice([0.5, 0.75, 1.5, 2.0, 3.0, 1.25])) for _ in range(2)]
             shape = a.shape[:2] + [int(np.floor(d * s)) for d, s in zip(a.shape[2:], scales[2:])]
+            # align_corners divides by the resized length less one: the ONNX reference takes
+            # input * scale unfloored (onnx/onnx#2462: intended), ORT the output length, so they
+            # differ unless input * scale is whole. aotc follows ONNX.
+            if ctm == "align_corners" and any(d * s != int(d * s) for d, s in zip(a.shape[2:], scales[2:])):
+                return False
             if min(shape) < 1:
                 return False
             inputs = self.use(a) + [roi, self.const(np.array(scales, np.float32))]
@@ -944,6 +979,20 @@ class Builder:
             self.node("DequantizeLinear", [q.name, self.const(s_y, "s"), self.const(zp_y, "z")], [o.name])
         return True
 
+    def op_chain(self):
+        """A kernel (Conv, MatMul, pooling) followed by two to four elementwise operators, each
+        reading only the one before: what fuse_operators appends to the kernel's epilogue."""
+        if not self.choice([self.op_conv, self.op_conv, self.op_matmul, self.op_pool, self.op_gemm])():
+            return False
+        for _ in range(self.randint(2, 4)):
+            self.forced = self.pool[-1]
+            if self.chance(0.15):
+                self.op_batchnorm()
+            else:
+                (self.op_binary if self.chance(0.5) else self.op_unary)()
+        self.forced = None
+        return True
+
     def op_if(self):
         """An If whose condition is computed at run time from the data; each branch reads a
         value of the outer graph."""
@@ -996,13 +1045,41 @@ class Builder:
         self.node("Loop", [self.ints(trips), self.const(np.bool_(True)), init], [v.name, s.name], body=body)
         return True
 
+    def op_while(self):
+        """A Loop whose condition is computed from the data at run time (at most M iterations,
+        a constant): v = v * 0.5 + x while max(v) < threshold."""
+        x = self.pick(lambda t: t.size() <= 64 and t.det)
+        if x is None:
+            return False
+        trips = self.randint(2, 6)
+        it, cin, vin, cout, vout = (self.name(p) for p in ("it", "c", "v", "c", "v"))
+        k, tmp, mx, thr = self.name("k"), self.name("b"), self.name("b"), self.name("k")
+        f32 = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, x.shape)
+        body = helper.make_graph(
+            [helper.make_node("Constant", [], [k], name=self.name("n"), value=numpy_helper.from_array(np.float32(0.5))),
+             helper.make_node("Mul", [vin, k], [tmp], name=self.name("n")),
+             helper.make_node("Add", [tmp, x.name], [vout], name=self.name("n")),
+             helper.make_node("ReduceMax", [vout], [mx], name=self.name("n"), keepdims=0),
+             helper.make_node("Constant", [], [thr], name=self.name("n"),
+                              value=numpy_helper.from_array(np.float32(self.choice([0.5, 1.0, 2.0])))),
+             helper.make_node("Less", [mx, thr], [cout], name=self.name("n"))],
+            "body",
+            [helper.make_tensor_value_info(it, TensorProto.INT64, []),
+             helper.make_tensor_value_info(cin, TensorProto.BOOL, []), f32(vin)],
+            [helper.make_tensor_value_info(cout, TensorProto.BOOL, []), f32(vout)])
+        self.use(x)
+        v = self.out(x.shape, det=x.det)
+        init = self.const(self.grid_values(x.shape, 2, 8))
+        self.node("Loop", [self.ints(trips), self.const(np.bool_(True)), init], [v.name], body=body)
+        return True
+
     OPS = [("op_binary", 6), ("op_unary", 5), ("op_conv", 4), ("op_conv_transpose", 1.5), ("op_pool", 3),
            ("op_matmul", 2), ("op_gemm", 2), ("op_batchnorm", 1.5), ("op_concat", 2), ("op_split", 1.5),
            ("op_slice", 2), ("op_transpose", 1.5), ("op_reshape", 2), ("op_flatten", 1),
            ("op_squeeze_unsqueeze", 1.5), ("op_pad", 2), ("op_reduce", 2), ("op_softmax", 1.5),
            ("op_resize", 1.5), ("op_gather", 1.5), ("op_where", 1), ("op_cast", 1), ("op_quantize", 2),
            ("op_dequantize", 1), ("op_qdq_layer", 4),
-           ("op_if", 0.7), ("op_loop", 0.5)]
+           ("op_if", 0.7), ("op_loop", 0.5), ("op_chain", 3), ("op_while", 0.5)]
 
     def build(self):
         self.add_input(self.random_shape())
@@ -1031,6 +1108,10 @@ class Builder:
         outs = [t for t in self.pool if t.uses == 0 and t.name not in self.feeds and t.dtype != BOOL]
         if not outs:
             outs = [self.pool[-1]]
+        # Sometimes a tensor that other nodes read is an output too (the memory plan must keep it).
+        read = [t for t in self.pool if t.uses > 0 and t.name not in self.feeds and t.dtype != BOOL]
+        if read and self.chance(0.3):
+            outs.append(self.choice(read))
         outputs = [helper.make_tensor_value_info(t.name, ONNX_TYPE[t.dtype], t.shape) for t in outs]
         graph = helper.make_graph(self.nodes, "difftest", self.inputs, outputs, self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
