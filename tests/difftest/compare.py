@@ -41,9 +41,10 @@ def compare(expected, actual, atol=ATOL):
         e, a = expected.astype(np.float64), actual.astype(np.float64)
         both_nan = np.isnan(e) & np.isnan(a)
         same_inf = np.isinf(e) & (e == a)
-        with np.errstate(invalid="ignore"):  # inf - inf: NaN, handled as a difference
-            diff = np.where(both_nan | same_inf, 0.0, np.abs(a - e))
-        bad = ~(diff <= max(atol, ATOL) + RTOL * np.abs(e))
+        alike = both_nan | same_inf
+        with np.errstate(invalid="ignore"):  # inf - inf, NaN - x: NaN, a difference
+            diff = np.where(alike, 0.0, np.abs(a - e))
+            bad = ~alike & ~(diff <= max(atol, ATOL) + RTOL * np.abs(e))
         diff = np.where(np.isnan(diff), np.inf, diff)
     if not bad.any():
         return None

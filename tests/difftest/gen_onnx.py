@@ -358,8 +358,7 @@ class Builder:
                        zip(spatial, strides, outpad, ks, dilations)]
             # Not longer than natural: ORT then gives the natural size, not output_shape.
             out_sp = [max(1, nat - self.randint(0, k - 1)) for nat, k in zip(natural, ks)]
-            attrs = {"strides": strides, "output_shape": out_sp if self.chance(0.5) else
-                     [a.shape[0], mg * groups] + out_sp}
+            attrs = {"strides": strides, "output_shape": out_sp}
         elif how != "pads":
             if any((k - 1) * d + 1 < s for k, d, s in zip(ks, dilations, strides)):
                 return False  # input * stride would be longer than natural: ORT gives natural
