@@ -21,6 +21,7 @@ import collections
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -105,7 +106,7 @@ def run_seed(seed, work, args, ort):
     error = ort.run(model_path, inputs, expected)
     if error:
         return dict(result, kind="ort-refused", detail=error)
-    cmd = [args.aotc, "run", model_path, "--outputs", ",".join(actual)]
+    cmd = [args.aotc, "run", model_path, "--outputs", ",".join(actual)] + shlex.split(args.aotc_args)
     if inputs:
         cmd += ["--inputs", ",".join(inputs)]
     try:
@@ -151,6 +152,7 @@ def main():
     ap.add_argument("--aotc", required=True)
     ap.add_argument("--ort", default=os.environ.get("ORT_MODULE"),
                     help="the onnxruntime-node package directory (default: $ORT_MODULE)")
+    ap.add_argument("--aotc-args", default="", help="more options for `aotc run`, e.g. '--target cortex-m4'")
     ap.add_argument("--node", default="node")
     ap.add_argument("--findings", required=True)
     ap.add_argument("--jobs", type=int, default=2)
@@ -210,7 +212,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     elapsed = time.monotonic() - start
     ran = sum(counts.values())
-    print(f"\ndifftest_onnx: seeds {args.seeds}, {ran} models in {elapsed:.0f} s ({ran / max(elapsed, 1e-9):.2f}/s)")
+    print(f"\ndifftest_onnx: seeds {args.seeds} {args.aotc_args}, {ran} models in {elapsed:.0f} s ({ran / max(elapsed, 1e-9):.2f}/s)")
     print(f"  matched     {counts['matched']}")
     print(f"  refused     {counts['refused']}")
     for reason, n in refusals.most_common():

@@ -381,10 +381,12 @@ class Builder:
         return True
 
     def op_pool(self):
-        a = self.pick(lambda t: t.rank in (3, 4))
+        a = self.pick(lambda t: t.rank in (3, 4) and t.dtype in (F32, I8, U8), dtype=None)
         if a is None:
             return False
-        op = self.choice(["MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"])
+        # MaxPool also takes 8-bit tensors (opset 12): padding must then be the type's minimum.
+        op = self.choice(["MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"]) if a.dtype == F32 \
+            else "MaxPool"
         spatial = a.shape[2:]
         if op.startswith("Global"):
             o = self.out(a.shape[:2] + [1] * len(spatial),
@@ -416,7 +418,7 @@ class Builder:
             attrs["dilations"] = dil
         if op == "AveragePool" and self.chance(0.5):
             attrs["count_include_pad"] = 1
-        o = self.out(a.shape[:2] + out_sp, grid=a.grid if op == "MaxPool" else None,
+        o = self.out(a.shape[:2] + out_sp, a.dtype, grid=a.grid if op == "MaxPool" else None,
                      det=op == "MaxPool" and a.det)
         self.node(op, self.use(a), [o.name], **attrs)
         return True
@@ -648,7 +650,7 @@ class Builder:
         return True
 
     def op_pad(self):
-        a = self.pick(lambda t: t.rank >= 1)
+        a = self.pick(lambda t: t.rank >= 1 and t.dtype != BOOL, dtype=None)
         if a is None:
             return False
         mode = self.choice(["constant", "constant", "reflect", "edge"])
@@ -669,16 +671,18 @@ class Builder:
         inputs = self.use(a) + [self.ints(pads)]
         attrs = {"mode": mode} if mode != "constant" or self.chance(0.5) else {}
         if mode == "constant" and self.chance(0.5):
-            inputs.append(self.const(np.float32(self.choice([0.5, -1.0, 2.0]))))
+            inputs.append(self.const(NP_TYPE[a.dtype](self.choice([0.5, -1.0, 2.0]) if a.dtype == F32
+                                                     else self.choice([-1, 2, 7]) + (128 if a.dtype == U8 else 0))))
         o = self.movement_out(a, shape)
         self.node("Pad", inputs, [o.name], **attrs)
         return True
 
     def op_reduce(self):
         a = self.pick(lambda t: t.rank >= 1, dtype=None)
-        if a is None or a.dtype not in (F32, I64):
+        if a is None or a.dtype == BOOL:
             return False
-        op = self.choice(["ReduceMean", "ReduceSum", "ReduceMax"] if a.dtype == F32 else ["ReduceSum", "ReduceMax"])
+        op = self.choice(["ReduceMean", "ReduceSum", "ReduceMax"] if a.dtype == F32 else
+                         ["ReduceSum", "ReduceMax"] if a.dtype == I64 else ["ReduceMax"])
         keep = self.chance(0.5)
         if self.chance(0.2):
             axes = list(range(a.rank))
@@ -721,10 +725,10 @@ class Builder:
         return True
 
     def op_resize(self):
-        a = self.pick(lambda t: t.rank == 4)
+        a = self.pick(lambda t: t.rank == 4 and t.dtype in (F32, I8, U8), dtype=None, tolerant=True)
         if a is None:
             return False
-        mode = self.choice(["nearest", "linear", "cubic"])
+        mode = self.choice(["nearest", "linear", "cubic"]) if a.dtype == F32 and a.tol == 0 else "nearest"
         ctm = self.choice(["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"])
         attrs = {"mode": mode, "coordinate_transformation_mode": ctm}
         if mode == "nearest":
@@ -748,7 +752,7 @@ class Builder:
         else:
             shape = a.shape[:2] + [self.randint(1, 2 * d + 2) for d in a.shape[2:]]
             inputs = self.use(a) + [roi, "", self.ints(shape)]
-        o = self.out(shape)
+        o = self.movement_out(a, shape) if mode == "nearest" else self.out(shape)
         self.node("Resize", inputs, [o.name], **attrs)
         return True
 
