@@ -1076,13 +1076,159 @@ class Builder:
         self.node("Loop", [self.ints(trips), self.const(np.bool_(True)), init], [v.name], body=body)
         return True
 
+    def op_shape_arith(self):
+        """Shape arithmetic as exporters write it, which aotc folds at compile time:
+        Reshape(x, Concat(Slice(Shape(x)) or Gather(Shape(x)), constants))."""
+        a = self.pick(lambda t: t.rank >= 2, dtype=None, tolerant=True)
+        if a is None:
+            return False
+        shp = self.name("shape")
+        if self.opset >= 15 and self.chance(0.3):  # Shape's start and end (opset 15)
+            self.node("Shape", self.use(a), [shp], start=0, end=a.rank)
+        else:
+            self.node("Shape", self.use(a), [shp])
+        keep = self.randint(1, a.rank - 1)
+        head = self.name("t")
+        if self.chance(0.5):
+            self.node("Slice", [shp, self.ints([0]), self.ints([keep])], [head])
+        else:
+            self.node("Gather", [shp, self.ints(list(range(keep)))], [head], axis=0)
+        spec = self.name("t")
+        self.node("Concat", [head, self.ints([-1])], [spec], axis=0)
+        o = self.movement_out(a, a.shape[:keep] + [int(np.prod(a.shape[keep:]))])
+        self.node("Reshape", [a.name, spec], [o.name])
+        return True
+
+    def op_expand_tile(self):
+        a = self.pick(lambda t: 1 <= t.rank <= 4 and t.size() <= 2000 and t.dtype != BOOL, dtype=None, tolerant=True)
+        if a is None:
+            return False
+        if self.chance(0.5):  # Expand: broadcast to a shape (possibly of higher rank)
+            shape = [self.randint(2, 3) if d == 1 and self.chance(0.6) else d for d in a.shape]
+            extra = [self.randint(1, 3) for _ in range(self.randint(0, 1))]
+            spec = extra + [1 if self.chance(0.2) else d for d in shape]
+            out = list(np.broadcast_shapes(tuple(a.shape), tuple(spec)))
+            o = self.movement_out(a, out)
+            self.node("Expand", self.use(a) + [self.ints(spec)], [o.name])
+        else:
+            reps = [self.randint(1, 3) if self.chance(0.5) else 1 for _ in a.shape]
+            o = self.movement_out(a, [d * r for d, r in zip(a.shape, reps)])
+            self.node("Tile", self.use(a) + [self.ints(reps)], [o.name])
+        return True
+
+    def op_norm(self):
+        a = self.pick(lambda t: t.rank >= 2)
+        if a is None:
+            return False
+        if self.opset >= 17 and self.chance(0.6):
+            axis = self.randint(-a.rank, a.rank - 1)
+            norm_shape = a.shape[axis:]
+            ins = self.use(a) + [self.const(self.float_values(norm_shape, 0.5) + 1)]
+            if self.chance(0.7):
+                ins.append(self.const(self.float_values(norm_shape, 0.5)))
+            o = self.out(a.shape)
+            self.node("LayerNormalization", ins, [o.name], axis=axis, epsilon=float(self.choice([1e-5, 1e-3])))
+        else:
+            if a.rank < 3:
+                return False
+            c = a.shape[1]
+            o = self.out(a.shape)
+            self.node("InstanceNormalization", self.use(a) + [self.const(self.float_values([c], 0.5) + 1),
+                                                              self.const(self.float_values([c], 0.5))],
+                      [o.name], epsilon=float(self.choice([1e-5, 1e-3])))
+        return True
+
+    def op_math(self):
+        """Elementwise functions beyond the activations, on inputs inside their domains."""
+        a = self.pick()
+        if a is None:
+            return False
+        op = self.choice(["Exp", "Log", "Sqrt", "Softplus", "Elu", "Selu", "PRelu", "Max", "Min", "Sum", "Mean",
+                          "Reciprocal", "Pow", "Floor", "Ceil", "Round", "Sign"])
+        x = self.use(a)[0]
+        det = False
+        if op in ("Log", "Sqrt", "Reciprocal", "Pow"):  # away from 0 and negatives: |x| + 0.5
+            ab, pos = self.name("t"), self.name("t")
+            self.node("Abs", [x], [ab])
+            self.node("Add", [ab, self.const(np.float32(0.5))], [pos])
+            x = pos
+        if op == "Exp":
+            cl = self.name("t")  # bounded, no overflow to compare
+            self.node("Clip", [x, self.const(np.float32(-20.0)), self.const(np.float32(20.0))], [cl])
+            x = cl
+        if op in ("Floor", "Ceil", "Round", "Sign") and not a.det:
+            return False  # a rounding step must read exact values
+        ins, attrs, shape = [x], {}, a.shape
+        if op in ("Max", "Min", "Sum", "Mean"):
+            others = [self.partner(a) for _ in range(self.randint(1, 2))]
+            ins += self.use(*others)
+            shape = list(np.broadcast_shapes(tuple(a.shape), *[tuple(t.shape) for t in others]))
+            det = op in ("Max", "Min") and a.det and all(t.det for t in others)
+        elif op == "PRelu":
+            slope_shape = self.broadcast_partner_shape(a.shape)
+            ins.append(self.const(self.float_values(slope_shape, 0.3)))
+        elif op == "Pow":
+            ins.append(self.const(np.float32(self.choice([2.0, 0.5, 3.0, -1.0, 1.5]))))
+        elif op == "Elu":
+            attrs["alpha"] = float(self.choice([1.0, 0.5]))
+        elif op in ("Floor", "Ceil", "Round", "Sign"):
+            det = True
+        o = self.out(shape, det=det)
+        self.node(op, ins, [o.name], **attrs)
+        return True
+
+    def op_depth_space(self):
+        a = self.pick(lambda t: t.rank == 4, dtype=None, tolerant=True)
+        if a is None or a.dtype == BOOL:
+            return False
+        n, c, h, w = a.shape
+        b = self.choice([2, 3])
+        if self.chance(0.5) and c % (b * b) == 0:
+            mode = self.choice(["DCR", "CRD"])
+            o = self.movement_out(a, [n, c // (b * b), h * b, w * b])
+            self.node("DepthToSpace", self.use(a), [o.name], blocksize=b, mode=mode)
+        elif h % b == 0 and w % b == 0:
+            o = self.movement_out(a, [n, c * b * b, h // b, w // b])
+            self.node("SpaceToDepth", self.use(a), [o.name], blocksize=b)
+        else:
+            return False
+        return True
+
+    def op_arg_cumsum(self):
+        a = self.pick(lambda t: t.rank >= 1 and t.det)
+        if a is None:
+            return False
+        axis = self.randint(-a.rank, a.rank - 1)
+        if self.chance(0.5):
+            op = self.choice(["ArgMax", "ArgMin"])
+            keep = self.chance(0.5)
+            ax = axis % a.rank
+            shape = [1 if i == ax else d for i, d in enumerate(a.shape)] if keep else \
+                [d for i, d in enumerate(a.shape) if i != ax]
+            attrs = {"axis": axis, "keepdims": int(keep)}
+            if self.chance(0.5):
+                attrs["select_last_index"] = 1
+            o = self.out(shape, I64, det=True)
+            self.node(op, self.use(a), [o.name], **attrs)
+        else:
+            attrs = {}
+            if self.chance(0.4):
+                attrs["exclusive"] = 1
+            if self.chance(0.4):
+                attrs["reverse"] = 1
+            o = self.out(a.shape, grid=None if a.grid is None else (a.grid[0], a.grid[1] * a.shape[axis]))
+            self.node("CumSum", self.use(a) + [self.ints(axis)], [o.name], **attrs)
+        return True
+
     OPS = [("op_binary", 6), ("op_unary", 5), ("op_conv", 4), ("op_conv_transpose", 1.5), ("op_pool", 3),
            ("op_matmul", 2), ("op_gemm", 2), ("op_batchnorm", 1.5), ("op_concat", 2), ("op_split", 1.5),
            ("op_slice", 2), ("op_transpose", 1.5), ("op_reshape", 2), ("op_flatten", 1),
            ("op_squeeze_unsqueeze", 1.5), ("op_pad", 2), ("op_reduce", 2), ("op_softmax", 1.5),
            ("op_resize", 1.5), ("op_gather", 1.5), ("op_where", 1), ("op_cast", 1), ("op_quantize", 2),
            ("op_dequantize", 1), ("op_qdq_layer", 4),
-           ("op_if", 0.7), ("op_loop", 0.5), ("op_chain", 3), ("op_while", 0.5)]
+           ("op_if", 0.7), ("op_loop", 0.5), ("op_chain", 3), ("op_while", 0.5),
+           ("op_shape_arith", 1), ("op_expand_tile", 1), ("op_norm", 1), ("op_math", 2), ("op_depth_space", 0.7),
+           ("op_arg_cumsum", 1)]
 
     def build(self):
         self.add_input(self.random_shape())
