@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import shutil
 import subprocess
 import sys
@@ -177,8 +178,12 @@ def main():
     ops_run = collections.Counter()
     saved = []
 
+    stop = threading.Event()  # SIGINT or SIGTERM: finish the models under way, then summarize
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+
     def job(seed):
-        if args.time_limit and time.monotonic() - start > args.time_limit:
+        if stop.is_set() or (args.time_limit and time.monotonic() - start > args.time_limit):
             return None
         if not hasattr(local, "ort"):
             local.ort = OrtServer(args.node, args.ort)
