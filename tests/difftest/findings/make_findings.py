@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""Writes the committed findings of the differential test: each a small model, made by hand
+from what difftest_onnx.py found, its inputs, and ONNX Runtime's outputs as the expectation.
+
+  make_findings.py --ort PATH_TO_onnxruntime-node [--node node]
+
+Each finding is a directory <name>/ with model.onnx, input_<i>.npy and expected_<i>.npy
+(replayed by ctest difftest_finding_<name>, tests/difftest/replay_findings.py, without node).
+"""
+import argparse
+import glob
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from difftest_onnx import OrtServer  # noqa: E402
+
+OPSET = [helper.make_opsetid("", 13)]
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def graph_input_also_output():
+    """Seed 827 (difftest_onnx.py): a graph input that is also a graph output, and read by a
+    node. aotc wrote nothing to that output (zeros), because the storage planner took 'a
+    kernel touches it' for 'a kernel writes it' and left out the copy."""
+    x = np.array([[-2, -1, 0], [1, 2, 3.5]], np.float32)
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "input_also_output",
+                              [f32("x", [2, 3])], [f32("y", [2, 3]), f32("x", [2, 3])])
+    return helper.make_model(graph, opset_imports=OPSET), [x]
+
+
+def constant_also_output():
+    """The same planner gap for a constant: an initializer that a node reads and that is also
+    a graph output came out as zeros."""
+    c = numpy_helper.from_array(np.array([[1, -2, 3], [4, 5, -6]], np.float32), "c")
+    x = np.array([[0.5, 0.25, -1], [2, -3, 4]], np.float32)
+    graph = helper.make_graph([helper.make_node("Add", ["x", "c"], ["y"], name="add")], "constant_also_output",
+                              [f32("x", [2, 3])], [f32("y", [2, 3]), f32("c", [2, 3])], [c])
+    return helper.make_model(graph, opset_imports=OPSET), [x]
+
+
+FINDINGS = {"graph_input_also_output": graph_input_also_output, "constant_also_output": constant_also_output}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ort", default=os.environ.get("ORT_MODULE"), required=not os.environ.get("ORT_MODULE"))
+    ap.add_argument("--node", default="node")
+    args = ap.parse_args()
+    ort = OrtServer(args.node, args.ort)
+    for name, make in FINDINGS.items():
+        d = os.path.join(HERE, name)
+        os.makedirs(d, exist_ok=True)
+        for old in glob.glob(os.path.join(d, "*.npy")):
+            os.remove(old)
+        model, inputs = make()
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(d, "model.onnx"))
+        in_paths = []
+        for i, x in enumerate(inputs):
+            in_paths.append(os.path.join(d, f"input_{i}.npy"))
+            np.save(in_paths[-1], x)
+        outs = [os.path.join(d, f"expected_{i}.npy") for i in range(len(model.graph.output))]
+        error = ort.run(os.path.join(d, "model.onnx"), in_paths, outs)
+        if error:
+            sys.exit(f"{name}: ORT: {error}")
+        print(f"{name}: {len(outs)} outputs from ORT")
+    ort.close()
+
+
+if __name__ == "__main__":
+    main()
