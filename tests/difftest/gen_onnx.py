@@ -217,11 +217,12 @@ class Builder:
         a = self.pick()
         if a is None:
             return False
-        ops = ["Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid", "Gelu", "Abs", "Neg"]
+        ops = ["Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid", "Gelu", "Abs", "Neg", "Identity",
+               "Dropout"]
         if self.opset >= 14:
             ops.append("HardSwish")
         op = self.choice(ops)
-        keeps = op in ("Relu", "Abs", "Neg", "Clip")
+        keeps = op in ("Relu", "Abs", "Neg", "Clip", "Identity", "Dropout")
         if op == "Gelu":  # x * 0.5 * (1 + erf(x / sqrt(2))), the chain exporters write
             h = self.name("t"); e = self.name("t"); p = self.name("t"); m = self.name("t")
             x = self.use(a)[0]
@@ -1261,7 +1262,17 @@ class Builder:
         read = [t for t in self.pool if t.uses > 0 and t.name not in self.feeds and t.dtype != BOOL]
         if read and self.chance(0.3):
             outs.append(self.choice(read))
+        if self.chance(0.05):  # a graph input passed straight through
+            outs.append(self.pool[0])
         outputs = [helper.make_tensor_value_info(t.name, ONNX_TYPE[t.dtype], t.shape) for t in outs]
+        # Some constants as Constant nodes, as exporters write them, instead of initializers.
+        constant_nodes = []
+        for init in list(self.inits):
+            if self.chance(0.15):
+                self.inits.remove(init)
+                constant_nodes.append(helper.make_node("Constant", [], [init.name], name=self.name("constant_"),
+                                                       value=init))
+        self.nodes[:0] = constant_nodes
         graph = helper.make_graph(self.nodes, "difftest", self.inputs, outputs, self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
                                   producer_name="aotc-difftest")
