@@ -1077,6 +1077,17 @@ class Builder:
         self.node("Loop", [self.ints(trips), self.const(np.bool_(True)), init], [v.name], body=body)
         return True
 
+    def op_constant(self):
+        """A constant in the pool: what reads it folds at compile time (fold_constants), and
+        when nothing reads it, it is a graph output itself."""
+        shape = self.random_shape() if self.chance(0.5) else self.broadcast_partner_shape(self.pool[0].shape)
+        if int(np.prod(shape)) > 4000:
+            return False
+        name = self.const(self.grid_values(shape, 3, 16))
+        self.pool.append(Tensor(name, shape, F32, (3, 16)))
+        self.forced = self.pool[-1] if self.chance(0.5) else None
+        return True
+
     def op_shape_arith(self):
         """Shape arithmetic as exporters write it, which aotc folds at compile time:
         Reshape(x, Concat(Slice(Shape(x)) or Gather(Shape(x)), constants))."""
@@ -1229,7 +1240,7 @@ class Builder:
            ("op_dequantize", 1), ("op_qdq_layer", 4),
            ("op_if", 0.7), ("op_loop", 0.5), ("op_chain", 3), ("op_while", 0.5),
            ("op_shape_arith", 1), ("op_expand_tile", 1), ("op_norm", 1), ("op_math", 2), ("op_depth_space", 0.7),
-           ("op_arg_cumsum", 1)]
+           ("op_arg_cumsum", 1), ("op_constant", 0.7)]
 
     def build(self):
         self.add_input(self.random_shape())
