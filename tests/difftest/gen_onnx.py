@@ -135,9 +135,14 @@ class Builder:
     def float_values(self, shape, scale=1.0):
         return (self.rng.standard_normal(shape) * scale).astype(np.float32)
 
-    def add_input(self, shape, dtype=F32):
+    def add_input(self, shape, dtype=F32, data=None, pool=True):
+        """A graph input; data: its values (default: random of the type); pool: whether other
+        operators may read it (not for run-time operands such as Gather's indices)."""
         name = self.name("in")
-        if dtype == F32 and self.chance(0.5):
+        grid = None
+        if data is not None:
+            pass
+        elif dtype == F32 and self.chance(0.5):
             data, grid = self.grid_values(shape), (4, 64)
         elif dtype == F32:
             data, grid = self.float_values(shape, 2.0), None
@@ -149,8 +154,16 @@ class Builder:
         self.inputs.append(helper.make_tensor_value_info(name, ONNX_TYPE[dtype], shape))
         self.feeds[name] = data
         t = Tensor(name, shape, dtype, grid, det=True)
-        self.pool.append(t)
+        if pool:
+            self.pool.append(t)
         return t
+
+    def runtime_operand(self, data):
+        """data as a graph input (an operand known only at run time) or a constant."""
+        if self.chance(0.25):
+            dtype = {np.dtype(np.int64): I64, np.dtype(np.bool_): BOOL, np.dtype(np.float32): F32}[data.dtype]
+            return self.use(self.add_input(list(data.shape), dtype, data=data, pool=False))[0]
+        return self.const(data)
 
     def random_shape(self):
         r = self.rng.random()
@@ -244,7 +257,8 @@ class Builder:
             lo = np.float32(self.choice([-1.0, -0.5, 0.0, -6.0]))
             hi = np.float32(self.choice([0.5, 1.0, 6.0]))
             which = self.randint(0, 3)
-            inputs += [self.const(lo) if which & 1 else "", self.const(hi) if which & 2 else ""]
+            inputs += [self.runtime_operand(np.array(lo)) if which & 1 else "",
+                       self.runtime_operand(np.array(hi)) if which & 2 else ""]
             while inputs and inputs[-1] == "":
                 inputs.pop()
         self.node(op, inputs, [o.name], **attrs)
@@ -767,7 +781,7 @@ class Builder:
         idx = self.rng.integers(-d, d, size=ishape).astype(np.int64)
         shape = a.shape[:axis] + list(ishape) + a.shape[axis + 1:]
         o = self.movement_out(a, shape)
-        self.node("Gather", self.use(a) + [self.const(idx, "idx")], [o.name],
+        self.node("Gather", self.use(a) + [self.runtime_operand(idx)], [o.name],
                   axis=axis - a.rank if self.chance(0.3) else axis)
         return True
 
@@ -783,7 +797,7 @@ class Builder:
             self.node(self.choice(["Greater", "Less"]), self.use(c) + [self.const(np.float32(0.0625))], [cond])
         else:
             shape = self.broadcast_partner_shape(a.shape)
-            cond = self.const(self.rng.random(shape) < 0.5, "cond")
+            cond = self.runtime_operand(self.rng.random(shape) < 0.5)
         x, y = (a, b) if self.chance(0.5) else (b, a)
         shape = list(np.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
         grid = None if x.grid is None or y.grid is None else (
