@@ -944,9 +944,15 @@ class Builder:
                 w_attrs = {"axis": axis}
             else:
                 s_w, w_attrs = scale(0.002, 0.03), {}
+            w_zp = np.zeros(np.shape(s_w), np.int8)
+            if self.chance(0.3):  # uint8 weights around a zero point (asymmetric quantization)
+                w_zp = (128 + self.rng.integers(-20, 21, size=np.shape(s_w))).astype(np.uint8)
+                wq = (wq.astype(np.int32) // 2 + 128).astype(np.uint8)
+            elif self.chance(0.15):  # int8 weights with a zero point other than 0
+                w_zp = self.rng.integers(-10, 11, size=np.shape(s_w)).astype(np.int8)
             wf = self.name("w")
-            self.node("DequantizeLinear", [self.const(wq, "w"), self.const(s_w, "s"),
-                                           self.const(np.zeros(np.shape(s_w), np.int8), "z")], [wf], **w_attrs)
+            self.node("DequantizeLinear", [self.const(wq, "w"), self.const(s_w, "s"), self.const(w_zp, "z")], [wf],
+                      **w_attrs)
             bias = []
             acc_scale = (s_x * s_w).astype(np.float32)
             if kind != "MatMul" and self.chance(0.7):
