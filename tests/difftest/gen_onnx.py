@@ -1031,6 +1031,9 @@ class Builder:
         self.use(x)
         def branch(tag):
             out = self.name("b")
+            if self.chance(0.2):  # the outer value itself (ORT wants an Identity in between)
+                return helper.make_graph([helper.make_node("Identity", [x.name], [out], name=self.name("n"))], tag,
+                                         [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, shape)])
             op = self.choice(["Relu", "Sigmoid", "Neg", "Tanh"])
             mid = self.name("b")
             k = self.name("k")
