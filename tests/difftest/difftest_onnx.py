@@ -107,7 +107,9 @@ def run_seed(seed, work, args, ort):
     error = ort.run(model_path, inputs, expected)
     if error:
         return dict(result, kind="ort-refused", detail=error)
-    cmd = [args.aotc, "run", model_path, "--outputs", ",".join(actual)] + shlex.split(args.aotc_args)
+    model_args = {p.key: p.value for p in model.metadata_props}.get(gen_onnx.AOTC_ARGS_KEY, "")
+    cmd = [args.aotc, "run", model_path, "--outputs", ",".join(actual)] + shlex.split(args.aotc_args) + \
+        shlex.split(model_args)
     if inputs:
         cmd += ["--inputs", ",".join(inputs)]
     try:

@@ -36,6 +36,8 @@ NP_TYPE = {F32: np.float32, I64: np.int64, I8: np.int8, U8: np.uint8, BOOL: np.b
 GRID_LIMIT = 1 << 22
 # metadata_props key + output name: the absolute tolerance of that output (op_qdq_layer).
 TOLERANCE_KEY = "difftest.atol."
+# metadata_props key: options `aotc run` needs for this model (e.g. --dim N=2).
+AOTC_ARGS_KEY = "difftest.aotc_args"
 
 
 class Tensor:
@@ -1311,6 +1313,17 @@ class Builder:
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
                                   producer_name="aotc-difftest")
         model.ir_version = 8
+        # Sometimes the first input's dimension 0 is symbolic, bound at compile time with
+        # --dim (the driver passes the model's "difftest.aotc_args"); outputs then say only
+        # their type and rank.
+        first = model.graph.input[0].type.tensor_type.shape
+        if len(first.dim) and self.chance(0.1):
+            size = first.dim[0].dim_value
+            first.dim[0].dim_param = "N"
+            for o in model.graph.output:
+                for d in o.type.tensor_type.shape.dim:
+                    d.ClearField("dim_value")
+            helper.set_model_props(model, {AOTC_ARGS_KEY: f"--dim N={size}"})
         for t in outs:
             if t.tol:
                 helper.set_model_props(model, dict({p.key: p.value for p in model.metadata_props},
