@@ -32,6 +32,19 @@ def value_infos(model):
             list(inferred.graph.output)}
 
 
+def constants_as_initializers(model):
+    """Constant nodes of the main graph as initializers: a node's constant operands stay
+    constant when it runs alone (aotc needs some, e.g. quantization scales, at compile time)."""
+    for node in [n for n in model.graph.node if n.op_type == "Constant"]:
+        value = next(a.t for a in node.attribute if a.name == "value")
+        tensor = onnx.TensorProto()
+        tensor.CopyFrom(value)
+        tensor.name = node.output[0]
+        model.graph.initializer.append(tensor)
+        model.graph.node.remove(node)
+    return model
+
+
 def single_node_model(model, node, values, infos):
     inits = {i.name: i for i in model.graph.initializer}
     inputs, feeds, used_inits = [], [], []
@@ -60,7 +73,7 @@ def main():
     ap.add_argument("--node", default="node")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    model = onnx.load(os.path.join(args.finding, "model.onnx"))
+    model = constants_as_initializers(onnx.load(os.path.join(args.finding, "model.onnx")))
     n_in = len([i for i in model.graph.input])
     feeds = [np.load(os.path.join(args.finding, f"input_{i}.npy")) for i in range(n_in)]
     infos = value_infos(model)
