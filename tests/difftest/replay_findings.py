@@ -4,8 +4,9 @@
   replay_findings.py AOTC FINDING_DIR [FINDING_DIR...]
 
 Each FINDING_DIR holds model.onnx, input_<i>.npy (in the model's input order) and
-expected_<i>.npy, ONNX Runtime's outputs (tests/difftest/findings/*/README.md says how each was
-made). `aotc run` must exit 0 and give every output within the tolerance of compare.py.
+expected_<i>.npy, ONNX Runtime's outputs (tests/difftest/findings/make_findings.py makes them
+and says what each found). `aotc run` must exit 0 and give every output within the tolerance
+of compare.py.
 """
 import glob
 import os
