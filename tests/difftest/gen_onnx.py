@@ -66,6 +66,14 @@ def grid_add(a, b):
     return (e, (a[1] << (e - a[0])) + (b[1] << (e - b[0])))
 
 
+def grid_union(a, b):
+    """The grid of values taken from either a or b (Concat, Where)."""
+    if a is None or b is None:
+        return None
+    e = max(a[0], b[0])
+    return (e, max(a[1] << (e - a[0]), b[1] << (e - b[0])))
+
+
 def grid_mul(a, b, terms=1):
     if a is None or b is None:
         return None
@@ -540,8 +548,7 @@ class Builder:
         shape[axis] = sum(p.shape[axis] for p in parts)
         grid = parts[0].grid
         for p in parts[1:]:
-            grid = None if grid is None or p.grid is None else (max(grid[0], p.grid[0]), max(
-                grid[1] << (max(grid[0], p.grid[0]) - grid[0]), p.grid[1] << (max(grid[0], p.grid[0]) - p.grid[0])))
+            grid = grid_union(grid, p.grid)
         o = self.out(shape, a.dtype, grid=grid, det=all(p.det for p in parts))
         self.node("Concat", self.use(*parts), [o.name], axis=axis - a.rank if self.chance(0.3) else axis)
         return True
@@ -756,7 +763,7 @@ class Builder:
             attrs["cubic_coeff_a"] = float(self.choice([-0.75, -0.5]))
             if self.chance(0.3):
                 attrs["exclude_outside"] = 1
-        roi = "" if self.opset >= 13 and self.chance(0.7) else self.const(np.zeros(0, np.float32))
+        roi = "" if self.chance(0.7) else self.const(np.zeros(0, np.float32))  # absent or empty
         if self.chance(0.5):
             scales = [1.0, 1.0] + [float(self.choice([0.5, 0.75, 1.5, 2.0, 3.0, 1.25])) for _ in range(2)]
             shape = a.shape[:2] + [int(np.floor(d * s)) for d, s in zip(a.shape[2:], scales[2:])]
@@ -804,10 +811,7 @@ class Builder:
             cond = self.runtime_operand(self.rng.random(shape) < 0.5)
         x, y = (a, b) if self.chance(0.5) else (b, a)
         shape = list(np.broadcast_shapes(tuple(x.shape), tuple(y.shape)))
-        grid = None if x.grid is None or y.grid is None else (
-            max(x.grid[0], y.grid[0]), max(x.grid[1] << (max(x.grid[0], y.grid[0]) - x.grid[0]),
-                                           y.grid[1] << (max(x.grid[0], y.grid[0]) - y.grid[0])))
-        o = self.out(shape, grid=grid, det=x.det and y.det)
+        o = self.out(shape, grid=grid_union(x.grid, y.grid), det=x.det and y.det)
         self.node("Where", [cond] + self.use(x, y), [o.name])
         return True
 

@@ -45,7 +45,7 @@ def constants_as_initializers(model):
     return model
 
 
-def single_node_model(model, node, values, infos):
+def single_node_model(model, node, values):
     inits = {i.name: i for i in model.graph.initializer}
     inputs, feeds, used_inits = [], [], []
     for name in node.input:
@@ -102,7 +102,7 @@ def main():
         for k, node in enumerate(model.graph.node):
             if any(o not in values for o in node.output if o) or node.op_type in ("If", "Loop"):
                 continue
-            m, node_feeds, expected = single_node_model(model, node, values, infos)
+            m, node_feeds, expected = single_node_model(model, node, values)
             d = os.path.join(tmp, f"node{k}")
             os.makedirs(d)
             onnx.save(m, os.path.join(d, "model.onnx"))
