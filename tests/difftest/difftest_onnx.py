@@ -155,7 +155,7 @@ def main():
     ap.add_argument("--aotc", required=True)
     ap.add_argument("--ort", default=os.environ.get("ORT_MODULE"),
                     help="the onnxruntime-node package directory (default: $ORT_MODULE)")
-    ap.add_argument("--aotc-args", default="", help="more options for `aotc run`, e.g. '--target cortex-m4'")
+    ap.add_argument("--aotc-args", default="", help="more options for `aotc run`, e.g. --aotc-args='--target cortex-m4' (with '=')")
     ap.add_argument("--node", default="node")
     ap.add_argument("--findings", required=True)
     ap.add_argument("--jobs", type=int, default=2)
