@@ -7,14 +7,17 @@
 For each seed, gen_onnx.py makes a model and its inputs; ort_run.js (node, onnxruntime-node)
 computes the reference outputs; `aotc run` compiles the model to C, builds and runs it. Then:
   - matched: every output has ORT's shape and type and is within rtol 1e-3, atol 1e-5
-    (|aotc - ort| <= atol + rtol * |ort|; NaN matches NaN);
+    (|aotc - ort| <= atol + rtol * |ort|; NaN matches NaN; compare.py, which also says
+    why one pattern, a QDQ layer with arbitrary scales, has a tolerance of its own);
   - refused: aotc exited 1 with `error: ...` (counted by message, names and numbers masked);
   - mismatched: some output differs, or aotc wrote fewer outputs;
   - crashed: aotc exited with another status, was killed, or timed out (an internal error);
   - ort-refused: ONNX Runtime rejected the model, a bug of the generator.
 Every mismatch, crash and ORT refusal is saved as DIR/<kind>-<seed>/ (model.onnx, input_<i>.npy,
 expected_<i>.npy from ORT, actual_<i>.npy from aotc, report.txt). The exit status is 1 when
-anything was saved, else 0. --ort defaults to $ORT_MODULE.
+anything was saved, else 0. --ort defaults to $ORT_MODULE. --aotc-args='...' adds options to
+every `aotc run` (a target, --io-in-arena). SIGINT or SIGTERM stops starting new seeds and
+prints the summary of those run.
 """
 import argparse
 import collections
@@ -58,6 +61,7 @@ def missing_prerequisites(args):
         missing.append(f"onnxruntime-node at {args.ort!r} (npm install --ignore-scripts --prefix build/npm "
                        "onnxruntime-node@1.30.0)")
     return missing
+
 
 def refusal_reason(stderr):
     """aotc's error message with model names and numbers masked, to count refusals by kind."""
