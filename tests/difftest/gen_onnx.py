@@ -493,12 +493,13 @@ class Builder:
             attrs["transA"] = 1
         if trans_b:
             attrs["transB"] = 1
-        alpha, beta = 1.0, 1.0
+        alpha = 1.0
         if self.chance(0.4):
             alpha = float(self.choice([0.5, 2.0, 0.25, 1.5]))
             attrs["alpha"] = alpha
         inputs = self.use(a) + [wname]
-        grid = grid_mul(grid_mul(a.grid, wgrid, k), (1, 3) if alpha == 1.5 else (2, 1))
+        # alpha on a grid: 1.5 = 3 * 2**-1; 0.25, 0.5, 1 and 2 are at most 8 * 2**-2.
+        grid = grid_mul(grid_mul(a.grid, wgrid, k), (1, 3) if alpha == 1.5 else (2, 8))
         if self.chance(0.6):
             cshape = self.choice([[n], [1, n], [m, 1], [m, n], []])
             inputs.append(self.const(self.float_values(cshape, 0.5)))
