@@ -311,7 +311,7 @@ class Builder:
         return 1, 1, 0, 0
 
     def op_conv(self):
-        a = self.pick(lambda t: t.rank in (3, 4) and t.shape[1] <= 16)
+        a = self.pick(lambda t: t.rank in (3, 4, 5) and t.shape[1] <= 16)
         if a is None:
             return False
         spatial = a.shape[2:]
@@ -408,7 +408,7 @@ class Builder:
         return True
 
     def op_pool(self):
-        a = self.pick(lambda t: t.rank in (3, 4) and t.dtype in (F32, I8, U8), dtype=None)
+        a = self.pick(lambda t: t.rank in (3, 4, 5) and t.dtype in (F32, I8, U8), dtype=None)
         if a is None:
             return False
         # MaxPool also takes 8-bit tensors (opset 12): padding must then be the type's minimum.
@@ -1268,6 +1268,73 @@ class Builder:
             self.node("CumSum", self.use(a) + [self.ints(axis)], [o.name], **attrs)
         return True
 
+    def op_rnn(self):
+        """LSTM or GRU over a [seq, batch, input] tensor (forward, reverse or bidirectional,
+        GRU's linear_before_reset), with its last hidden state."""
+        a = self.pick(lambda t: t.rank == 3 and t.shape[2] <= 16)
+        if a is None:
+            return False
+        op = self.choice(["LSTM", "GRU"])
+        seq, batch, size = a.shape
+        hidden = self.randint(1, 8)
+        direction = self.choice(["forward", "reverse", "bidirectional"])
+        dirs = 2 if direction == "bidirectional" else 1
+        gates = 4 if op == "LSTM" else 3
+        w = self.const(self.float_values([dirs, gates * hidden, size], 0.5), "w")
+        r = self.const(self.float_values([dirs, gates * hidden, hidden], 0.5), "w")
+        ins = self.use(a) + [w, r]
+        if self.chance(0.7):
+            ins.append(self.const(self.float_values([dirs, 2 * gates * hidden], 0.3), "b"))
+        if self.chance(0.3):  # an initial hidden state
+            ins += [""] * (4 - len(ins)) + ["", self.const(self.float_values([dirs, batch, hidden], 0.5), "h")]
+        attrs = {"hidden_size": hidden, "direction": direction}
+        if op == "GRU" and self.chance(0.5):
+            attrs["linear_before_reset"] = 1
+        y = self.out([seq, dirs, batch, hidden])
+        h = self.out([dirs, batch, hidden])
+        self.node(op, ins, [y.name, h.name], **attrs)
+        return True
+
+    def op_reduce_more(self):
+        """The other reductions (axes an attribute before opset 18)."""
+        a = self.pick(lambda t: t.rank >= 1)
+        if a is None:
+            return False
+        op = self.choice(["ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSumExp", "ReduceSumSquare"])
+        axes = sorted(int(x) for x in self.rng.choice(a.rank, size=self.randint(1, a.rank), replace=False))
+        keep = self.chance(0.5)
+        shape = [1 if i in axes else d for i, d in enumerate(a.shape)] if keep else \
+            [d for i, d in enumerate(a.shape) if i not in axes]
+        if op == "ReduceProd" and int(np.prod([a.shape[i] for i in axes])) > 8:
+            return False  # products of many values overflow or vanish
+        o = self.out(shape, grid=a.grid if op == "ReduceMin" else None, det=op == "ReduceMin" and a.det)
+        self.node(op, self.use(a), [o.name], axes=axes, keepdims=int(keep))
+        return True
+
+    def op_logic(self):
+        """Comparisons and boolean logic deciding a Where, on exact values."""
+        a = self.pick(lambda t: t.det)
+        if a is None:
+            return False
+        conds = []
+        for _ in range(self.randint(1, 2)):
+            c = self.name("cond")
+            self.node(self.choice(["Greater", "Less", "Equal", "GreaterOrEqual", "LessOrEqual"]),
+                      [a.name, self.const(np.float32(self.choice([0.0, 0.0625, -0.25])))], [c])
+            conds.append(c)
+        if len(conds) == 2:
+            c = self.name("cond")
+            self.node(self.choice(["And", "Or", "Xor"]), conds, [c])
+            conds = [c]
+        if self.chance(0.3):
+            c = self.name("cond")
+            self.node("Not", conds, [c])
+            conds = [c]
+        self.use(a)
+        o = self.out(a.shape, grid=a.grid, det=True)
+        self.node("Where", [conds[0], a.name, self.const(np.float32(0.5))], [o.name])
+        return True
+
     OPS = [("op_binary", 6), ("op_unary", 5), ("op_conv", 4), ("op_conv_transpose", 1.5), ("op_pool", 3),
            ("op_matmul", 2), ("op_gemm", 2), ("op_batchnorm", 1.5), ("op_concat", 2), ("op_split", 1.5),
            ("op_slice", 2), ("op_transpose", 1.5), ("op_reshape", 2), ("op_flatten", 1),
@@ -1276,7 +1343,8 @@ class Builder:
            ("op_dequantize", 1), ("op_qdq_layer", 4),
            ("op_if", 0.7), ("op_loop", 0.5), ("op_chain", 3), ("op_while", 0.5),
            ("op_shape_arith", 1), ("op_expand_tile", 1), ("op_norm", 1), ("op_math", 2), ("op_depth_space", 0.7),
-           ("op_arg_cumsum", 1), ("op_constant", 0.7)]
+           ("op_arg_cumsum", 1), ("op_constant", 0.7), ("op_rnn", 2),
+           ("op_reduce_more", 1), ("op_logic", 0.7)]
 
     def build(self):
         self.add_input(self.random_shape())
