@@ -67,7 +67,10 @@ std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const Storage
   }
   const int after = static_cast<int>(m.steps.size());
   for (const CopyStep& c : m.copies) {
-    touch(c.from, after);
+    // The copy reads the source where it is planned, as the generated code resolves it: an
+    // arena root may live in another graph output (two outputs viewing one tensor).
+    auto planned = storage.find(c.from.tensor);
+    touch(planned != storage.end() ? planned->second : c.from, after);
     Storage to;
     to.kind = Storage::Kind::kOutput;
     to.tensor = c.to;

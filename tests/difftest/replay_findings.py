@@ -5,11 +5,12 @@
 
 Each FINDING_DIR holds model.onnx, input_<i>.npy (in the model's input order) and
 expected_<i>.npy, ONNX Runtime's outputs (tests/difftest/findings/make_findings.py makes them
-and says what each found). `aotc run` must exit 0 and give every output within the tolerance
-of compare.py.
+and says what each found), and optionally aotc_args.txt, options for `aotc run` (e.g.
+--io-in-arena). `aotc run` must exit 0 and give every output within the tolerance of compare.py.
 """
 import glob
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,10 @@ def replay(aotc, d):
         cmd = [aotc, "run", os.path.join(d, "model.onnx"), "--outputs", ",".join(actual)]
         if inputs:
             cmd += ["--inputs", ",".join(inputs)]
+        args_file = os.path.join(d, "aotc_args.txt")
+        if os.path.exists(args_file):
+            with open(args_file) as f:
+                cmd += shlex.split(f.read())
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             return [f"aotc run exited {p.returncode}: {p.stderr.strip()}"]

@@ -47,7 +47,27 @@ def constant_also_output():
     return helper.make_model(graph, opset_imports=OPSET), [x]
 
 
-FINDINGS = {"graph_input_also_output": graph_input_also_output, "constant_also_output": constant_also_output}
+def two_outputs_view_one_tensor():
+    """Seed 3200086 (difftest_onnx.py --aotc-args=--io-in-arena): two graph outputs that are
+    views of one computed tensor (Unsqueeze and Reshape of a Relu). The Relu writes the first
+    output and the second is copied from it; with --io-in-arena the planner took the copy's
+    source for an arena tensor of its own, which had no place: aotc stopped with 'internal
+    error: map::at' (exit status 3)."""
+    x = np.array([[-2, -1, 0], [1, 2, 3.5]], np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu"),
+         helper.make_node("Unsqueeze", ["y", "axes"], ["a"], name="unsqueeze"),
+         helper.make_node("Reshape", ["y", "shape"], ["b"], name="reshape")],
+        "two_outputs_view_one_tensor", [f32("x", [2, 3])], [f32("a", [1, 2, 3]), f32("b", [6])],
+        [numpy_helper.from_array(np.array([0], np.int64), "axes"), numpy_helper.from_array(np.array([6], np.int64), "shape")])
+    return helper.make_model(graph, opset_imports=OPSET), [x]
+
+
+# name: (model maker, options for `aotc run`)
+FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
+            "constant_also_output": (constant_also_output, ""),
+            "two_outputs_view_one_tensor": (two_outputs_view_one_tensor, ""),
+            "two_outputs_view_one_tensor_io_in_arena": (two_outputs_view_one_tensor, "--io-in-arena")}
 
 
 def main():
@@ -56,11 +76,14 @@ def main():
     ap.add_argument("--node", default="node")
     args = ap.parse_args()
     ort = OrtServer(args.node, args.ort)
-    for name, make in FINDINGS.items():
+    for name, (make, aotc_args) in FINDINGS.items():
         d = os.path.join(HERE, name)
         os.makedirs(d, exist_ok=True)
-        for old in glob.glob(os.path.join(d, "*.npy")):
+        for old in glob.glob(os.path.join(d, "*.npy")) + glob.glob(os.path.join(d, "aotc_args.txt")):
             os.remove(old)
+        if aotc_args:
+            with open(os.path.join(d, "aotc_args.txt"), "w") as f:
+                f.write(aotc_args + "\n")
         model, inputs = make()
         onnx.checker.check_model(model)
         onnx.save(model, os.path.join(d, "model.onnx"))
