@@ -36,7 +36,7 @@ NP_TYPE = {F32: np.float32, I64: np.int64, I8: np.int8, U8: np.uint8, BOOL: np.b
 GRID_LIMIT = 1 << 22
 # metadata_props key + output name: the absolute tolerance of that output (op_qdq_layer).
 TOLERANCE_KEY = "difftest.atol."
-# metadata_props key: options `aotc run` needs for this model (e.g. --dim N=2).
+# metadata_props key: options for `aotc run` on this model (--dim N=2, --io-in-arena).
 AOTC_ARGS_KEY = "difftest.aotc_args"
 
 
@@ -1395,6 +1395,7 @@ class Builder:
         # Sometimes the first input's dimension 0 is symbolic, bound at compile time with
         # --dim (the driver passes the model's "difftest.aotc_args"); outputs then say only
         # their type and rank.
+        aotc_args = []
         first = model.graph.input[0].type.tensor_type.shape
         if len(first.dim) and self.chance(0.1):
             size = first.dim[0].dim_value
@@ -1402,7 +1403,14 @@ class Builder:
             for o in model.graph.output:
                 for d in o.type.tensor_type.shape.dim:
                     d.ClearField("dim_value")
-            helper.set_model_props(model, {AOTC_ARGS_KEY: f"--dim N={size}"})
+            aotc_args.append(f"--dim N={size}")
+        # Other memory plans: inputs and outputs in the arena (seed 3200086), no in-place kernels.
+        if self.chance(0.15):
+            aotc_args.append("--io-in-arena")
+        elif self.chance(0.05):
+            aotc_args.append("--no-in-place")
+        if aotc_args:
+            helper.set_model_props(model, {AOTC_ARGS_KEY: " ".join(aotc_args)})
         for t in outs:
             if t.tol:
                 helper.set_model_props(model, dict({p.key: p.value for p in model.metadata_props},
