@@ -755,7 +755,11 @@ class Builder:
         a = self.pick(lambda t: t.rank == 4 and t.dtype in (F32, I8, U8), dtype=None, tolerant=True)
         if a is None:
             return False
-        mode = self.choice(["nearest", "linear", "cubic"]) if a.dtype == F32 and a.tol == 0 else "nearest"
+        # Interpolation only on axes of at most 32: ORT computes the source coordinate in float32,
+        # which at coordinate 514 (seed 4000810, cubic 572 -> 827) moved a result by 0.4 %;
+        # aotc and ONNX's reference compute it in double.
+        interpolate = a.dtype == F32 and a.tol == 0 and max(a.shape[2:]) <= 32
+        mode = self.choice(["nearest", "linear", "cubic"]) if interpolate else "nearest"
         ctm = self.choice(["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"])
         attrs = {"mode": mode, "coordinate_transformation_mode": ctm}
         if mode == "nearest":
