@@ -779,9 +779,18 @@ class Builder:
                 return False
             if min(shape) < 1:
                 return False
+            # ORT copies the input when the output has its shape, whatever the scales (seed
+            # 4001549: scales 1.25 on [2, 3]).
+            if shape == a.shape and any(s_ != 1 for s_ in scales):
+                return False
             inputs = self.use(a) + [roi, self.const(np.array(scales, np.float32))]
         else:
-            shape = a.shape[:2] + [self.randint(1, 2 * d + 2) for d in a.shape[2:]]
+            # Sizes whose ratio to the input is a binary fraction (1/2, 1, 3/2, 2, 3): with 9/7,
+            # (x + 0.5) / scale - 0.5 is a whole number exactly, and whether it floors to it
+            # depends on how the scale was rounded (seed 4200841: ORT's float32 9/7 gives 3,
+            # aotc's and ONNX's reference's float64 9/7 give 2.9999999999999996, so 2).
+            shape = a.shape[:2] + [self.choice([d * m for m in (1, 2, 3)] + ([d // 2, d * 3 // 2] if d % 2 == 0 else []))
+                                   for d in a.shape[2:]]
             inputs = self.use(a) + [roi, "", self.ints(shape)]
         o = self.movement_out(a, shape) if mode == "nearest" else self.out(shape)
         self.node("Resize", inputs, [o.name], **attrs)
