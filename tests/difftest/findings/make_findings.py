@@ -63,11 +63,30 @@ def two_outputs_view_one_tensor():
     return helper.make_model(graph, opset_imports=OPSET), [x]
 
 
+def where_of_where_condition():
+    """Seed 6000770, NOT FIXED: y = -x; t = Where(y > 0.0625, x, y); out = Where(t > 0.0625,
+    w, t). Each node alone matches ONNX Runtime; together aotc gives w where t <= 0.0625
+    (x = -1.3125: t = -1.3125, aotc gave w), so the fused chain evaluates the second
+    condition on the wrong value."""
+    x = np.array([[-1.3125, 0.5, -0.5, 2], [0, 0.0625, -0.0625, 3]], np.float32)
+    w = np.array([-5], np.float32)
+    k = numpy_helper.from_array(np.float32(0.0625), "k")
+    graph = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["y"], name="neg"),
+         helper.make_node("Greater", ["y", "k"], ["c1"], name="greater1"),
+         helper.make_node("Where", ["c1", "x", "y"], ["t"], name="where1"),
+         helper.make_node("Greater", ["t", "k"], ["c2"], name="greater2"),
+         helper.make_node("Where", ["c2", "w", "t"], ["out"], name="where2")],
+        "where_of_where_condition", [f32("x", [2, 4]), f32("w", [1])], [f32("out", [2, 4])], [k])
+    return helper.make_model(graph, opset_imports=OPSET), [x, w]
+
+
 # name: (model maker, options for `aotc run`)
 FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
             "constant_also_output": (constant_also_output, ""),
             "two_outputs_view_one_tensor": (two_outputs_view_one_tensor, ""),
-            "two_outputs_view_one_tensor_io_in_arena": (two_outputs_view_one_tensor, "--io-in-arena")}
+            "two_outputs_view_one_tensor_io_in_arena": (two_outputs_view_one_tensor, "--io-in-arena"),
+            "where_of_where_condition": (where_of_where_condition, "")}
 
 
 def main():
