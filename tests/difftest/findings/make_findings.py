@@ -64,11 +64,11 @@ def two_outputs_view_one_tensor():
 
 
 def where_of_where_condition():
-    """Seed 6000770, NOT FIXED: y = -x; t = Where(y > 0.0625, x, y); out = Where(t > 0.0625,
-    w, t). Each node alone matches ONNX Runtime; together aotc gives w where t <= 0.0625
-    (x = -0.5: t = -0.5, aotc gave w). It is right with --no-in-place, where1 then not
-    writing t over y; the kernels and calls of the generated C read as correct, and the
-    cause is not found yet."""
+    """Seed 6000770: y = -x; t = Where(y > 0.0625, x, y); out = Where(t > 0.0625, w, t).
+    Each node alone matched ONNX Runtime; together aotc gave w where t <= 0.0625 (x = -0.5:
+    t = -0.5). The generated C was right, but gcc 12 -O2 folded the two identical Greater
+    kernels, called with the same arena addresses (t is written over y), into one and
+    dropped the second call: the kernels are now noipa for gcc (executor_codegen.cc)."""
     x = np.array([[-1.3125, 0.5, -0.5, 2], [0, 0.0625, -0.0625, 3]], np.float32)
     w = np.array([-5], np.float32)
     k = numpy_helper.from_array(np.float32(0.0625), "k")
