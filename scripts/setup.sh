@@ -11,8 +11,13 @@ packages=(
   libcli11-dev libdlpack-dev libtomlplusplus-dev nlohmann-json3-dev
   libgtest-dev googletest
   gcc-arm-none-eabi libnewlib-arm-none-eabi libnewlib-dev qemu-system-arm
-  python3-numpy
+  python3-onnx python3-numpy
 )
+# The differential test's reference runs in node (ONNX Runtime's node package): Debian's
+# nodejs and npm unless a node and an npm are already on PATH.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -26,3 +31,9 @@ fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
+
+# ONNX Runtime for node, the differential test's reference (tests/difftest), once. Its
+# package carries the native library; no install script needs to run.
+if [ ! -f build/npm/node_modules/onnxruntime-node/package.json ]; then
+  npm install --ignore-scripts --no-audit --no-fund --prefix build/npm onnxruntime-node@1.30.0
+fi

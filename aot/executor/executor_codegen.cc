@@ -229,8 +229,14 @@ class ExecutorEmitter {
     }
     os << "/* Each kernel stays a function of its own: inlined into one large " << prefix_ << "_run, its inner\n"
        << " * loops lose registers to spills, with gcc and clang alike (measured in bench/firmware), and the\n"
-       << " * stack holds every kernel's locals at once. A build may define AOTC_KERNEL itself. */\n"
-       << "#ifndef AOTC_KERNEL\n#if defined(__GNUC__) || defined(__clang__)\n#define AOTC_KERNEL static __attribute__((noinline))\n#else\n"
+       << " * stack holds every kernel's locals at once. A build may define AOTC_KERNEL itself.\n"
+       << " * gcc: noipa too. gcc 12 -O2 folded two identical kernels called with the same arena\n"
+       << " * addresses into one and then dropped the second call, though a kernel between them\n"
+       << " * rewrote what it reads (wrong outputs; -fno-ipa-icf, -fno-ipa-cp or\n"
+       << " * -fno-ipa-pure-const each avoided it; clang was right). */\n"
+       << "#ifndef AOTC_KERNEL\n#if defined(__GNUC__) && !defined(__clang__)\n"
+       << "#define AOTC_KERNEL static __attribute__((noinline, noipa))\n"
+       << "#elif defined(__clang__)\n#define AOTC_KERNEL static __attribute__((noinline))\n#else\n"
        << "#define AOTC_KERNEL static\n#endif\n#endif\n\n";
     os << "#if defined(__GNUC__) || defined(__clang__)\n#define " << macro_ << "_ALIGNED __attribute__((aligned("
        << m_.target.workspace_alignment << ")))\n#else\n#define " << macro_ << "_ALIGNED\n#endif\n\n";

@@ -67,7 +67,10 @@ std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const Storage
   }
   const int after = static_cast<int>(m.steps.size());
   for (const CopyStep& c : m.copies) {
-    touch(c.from, after);
+    // The copy reads the source where it is planned, as the generated code resolves it: an
+    // arena root may live in another graph output (two outputs viewing one tensor).
+    auto planned = storage.find(c.from.tensor);
+    touch(planned != storage.end() ? planned->second : c.from, after);
     Storage to;
     to.kind = Storage::Kind::kOutput;
     to.tensor = c.to;
@@ -289,13 +292,17 @@ void plan_storage(CompiledModel& m) {
   }
 
   // Graph outputs no kernel writes (a folded constant, an input passed through) are copied.
+  // That a kernel touches one is not enough: a graph input or a constant that is also an
+  // output is only read there, from its own storage, and the output still needs the copy.
   for (TensorId out : g.outputs) {
     bool copied = std::any_of(m.copies.begin(), m.copies.end(), [&](const CopyStep& c) { return c.to == out; });
     TensorId root = view_source(out, views);
     bool stored_in_place = root_to_output.count(root) && root_to_output[root] == out;
     // Written where it is through an alias (an If's branch computes into the output).
     bool written_through_alias = root == out && root_storage(root).kind == Storage::Kind::kOutput;
-    if (!m.storage.count(out) && !copied && !stored_in_place && !written_through_alias)
+    auto touched_storage = m.storage.find(out);
+    bool written_by_kernel = touched_storage != m.storage.end() && touched_storage->second.kind == Storage::Kind::kOutput;
+    if (!written_by_kernel && !copied && !stored_in_place && !written_through_alias)
       m.copies.push_back({root_storage(root), out});
   }
 

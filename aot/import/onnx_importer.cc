@@ -215,6 +215,9 @@ class OnnxImporter {
           id = add_cast(id, onnx::TensorProto::FLOAT16, out.name());
         }
       }
+      // Legal ONNX, but the generated API has one member, one buffer, per output tensor.
+      if (std::count(g_.outputs.begin(), g_.outputs.end(), id))
+        throw CompileError(path_ + ": graph output '" + out.name() + "' is listed twice; list it once");
       g_.outputs.push_back(id);
     }
     if (g_.inputs.empty() && graph.node_size() > 0) {

@@ -46,6 +46,7 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"cycle", {"node first (Add)", "input 'b'", "output of an earlier node"}},
         Malformed{"dangling_input", {"node mul (Mul)", "input 'nowhere'"}},
         Malformed{"dangling_output", {"graph output 'y' is not produced by any node"}},
+        Malformed{"output_listed_twice", {"graph output 'y' is listed twice"}},
         Malformed{"tensor_written_twice", {"node two (Neg)", "output 'y' is defined twice"}},
         Malformed{"short_initializer", {"tensor 'w' has 12 bytes of data", "needs 16"}},
         Malformed{"long_initializer", {"tensor 'w' has 36 bytes of data", "needs 16"}},

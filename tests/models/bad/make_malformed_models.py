@@ -102,6 +102,12 @@ init_in = numpy_helper.from_array(np.full([1, 4], 2.0, np.float32), "w")
 save(helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")], "init_input",
                        [io("x", [1, 4]), io("w", [1, 4])], [io("y", [1, 4])], [init_in]), "initializer_is_input")
 
+# A graph output listed twice (the ONNX checker and ONNX Runtime accept it; the generated C
+# declared two struct members of one name and did not build: found by hand while narrowing
+# down the differential test's output-aliasing findings).
+save(helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "output_twice",
+                       [io("x", [1, 4])], [io("y", [1, 4]), io("y", [1, 4])]), "output_listed_twice")
+
 # An operator from a domain aotc does not know.
 save(helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu", domain="com.example")], "domain",
                        [io("x", [1, 4])], [io("y", [1, 4])]), "unknown_domain",

@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""Writes the committed findings of the differential test: each a small model, made by hand
+from what difftest_onnx.py found, its inputs, and ONNX Runtime's outputs as the expectation.
+
+  make_findings.py --ort PATH_TO_onnxruntime-node [--node node]
+
+Each finding is a directory <name>/ with model.onnx, input_<i>.npy and expected_<i>.npy
+(replayed by ctest difftest_finding_<name>, tests/difftest/replay_findings.py, without node).
+"""
+import argparse
+import glob
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from difftest_onnx import OrtServer  # noqa: E402
+
+OPSET = [helper.make_opsetid("", 13)]
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def graph_input_also_output():
+    """Seed 827 (difftest_onnx.py): a graph input that is also a graph output, and read by a
+    node. aotc wrote nothing to that output (zeros), because the storage planner took 'a
+    kernel touches it' for 'a kernel writes it' and left out the copy."""
+    x = np.array([[-2, -1, 0], [1, 2, 3.5]], np.float32)
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "input_also_output",
+                              [f32("x", [2, 3])], [f32("y", [2, 3]), f32("x", [2, 3])])
+    return helper.make_model(graph, opset_imports=OPSET), [x]
+
+
+def constant_also_output():
+    """The same planner gap for a constant: an initializer that a node reads and that is also
+    a graph output came out as zeros."""
+    c = numpy_helper.from_array(np.array([[1, -2, 3], [4, 5, -6]], np.float32), "c")
+    x = np.array([[0.5, 0.25, -1], [2, -3, 4]], np.float32)
+    graph = helper.make_graph([helper.make_node("Add", ["x", "c"], ["y"], name="add")], "constant_also_output",
+                              [f32("x", [2, 3])], [f32("y", [2, 3]), f32("c", [2, 3])], [c])
+    return helper.make_model(graph, opset_imports=OPSET), [x]
+
+
+def two_outputs_view_one_tensor():
+    """Seed 3200086 (difftest_onnx.py --aotc-args=--io-in-arena): two graph outputs that are
+    views of one computed tensor (Unsqueeze and Reshape of a Relu). The Relu writes the first
+    output and the second is copied from it; with --io-in-arena the planner took the copy's
+    source for an arena tensor of its own, which had no place: aotc stopped with 'internal
+    error: map::at' (exit status 3)."""
+    x = np.array([[-2, -1, 0], [1, 2, 3.5]], np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu"),
+         helper.make_node("Unsqueeze", ["y", "axes"], ["a"], name="unsqueeze"),
+         helper.make_node("Reshape", ["y", "shape"], ["b"], name="reshape")],
+        "two_outputs_view_one_tensor", [f32("x", [2, 3])], [f32("a", [1, 2, 3]), f32("b", [6])],
+        [numpy_helper.from_array(np.array([0], np.int64), "axes"), numpy_helper.from_array(np.array([6], np.int64), "shape")])
+    return helper.make_model(graph, opset_imports=OPSET), [x]
+
+
+def where_of_where_condition():
+    """Seed 6000770: y = -x; t = Where(y > 0.0625, x, y); out = Where(t > 0.0625, w, t).
+    Each node alone matched ONNX Runtime; together aotc gave w where t <= 0.0625 (x = -0.5:
+    t = -0.5). The generated C was right, but gcc 12 -O2 folded the two identical Greater
+    kernels, called with the same arena addresses (t is written over y), into one and
+    dropped the second call: the kernels are now noipa for gcc (executor_codegen.cc)."""
+    x = np.array([[-1.3125, 0.5, -0.5, 2], [0, 0.0625, -0.0625, 3]], np.float32)
+    w = np.array([-5], np.float32)
+    k = numpy_helper.from_array(np.float32(0.0625), "k")
+    graph = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["y"], name="neg"),
+         helper.make_node("Greater", ["y", "k"], ["c1"], name="greater1"),
+         helper.make_node("Where", ["c1", "x", "y"], ["t"], name="where1"),
+         helper.make_node("Greater", ["t", "k"], ["c2"], name="greater2"),
+         helper.make_node("Where", ["c2", "w", "t"], ["out"], name="where2")],
+        "where_of_where_condition", [f32("x", [2, 4]), f32("w", [1])], [f32("out", [2, 4])], [k])
+    return helper.make_model(graph, opset_imports=OPSET), [x, w]
+
+
+# name: (model maker, options for `aotc run`)
+FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
+            "constant_also_output": (constant_also_output, ""),
+            "two_outputs_view_one_tensor": (two_outputs_view_one_tensor, ""),
+            "two_outputs_view_one_tensor_io_in_arena": (two_outputs_view_one_tensor, "--io-in-arena"),
+            "where_of_where_condition": (where_of_where_condition, "")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ort", default=os.environ.get("ORT_MODULE"), required=not os.environ.get("ORT_MODULE"))
+    ap.add_argument("--node", default="node")
+    args = ap.parse_args()
+    ort = OrtServer(args.node, args.ort)
+    for name, (make, aotc_args) in FINDINGS.items():
+        d = os.path.join(HERE, name)
+        os.makedirs(d, exist_ok=True)
+        for old in glob.glob(os.path.join(d, "*.npy")) + glob.glob(os.path.join(d, "aotc_args.txt")):
+            os.remove(old)
+        if aotc_args:
+            with open(os.path.join(d, "aotc_args.txt"), "w") as f:
+                f.write(aotc_args + "\n")
+        model, inputs = make()
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(d, "model.onnx"))
+        in_paths = []
+        for i, x in enumerate(inputs):
+            in_paths.append(os.path.join(d, f"input_{i}.npy"))
+            np.save(in_paths[-1], x)
+        outs = [os.path.join(d, f"expected_{i}.npy") for i in range(len(model.graph.output))]
+        error = ort.run(os.path.join(d, "model.onnx"), in_paths, outs)
+        if error:
+            sys.exit(f"{name}: ORT: {error}")
+        print(f"{name}: {len(outs)} outputs from ORT")
+    ort.close()
+
+
+if __name__ == "__main__":
+    main()
