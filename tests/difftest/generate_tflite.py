@@ -117,37 +117,43 @@ class Gen:
         return s.m.t(s.name("bias"), typ, [channels], data=arr.tobytes(), scale=scales,
                      zp=[0] * len(scales))
 
+    def bias_type_option(s, slot):
+        """Sometimes quantized_bias_type INT32 (which makes a 16x8 kernel without a bias sum
+        in int32 instead of int64)."""
+        return [(slot, 'i', I32)] if s.chance(0.2) else []
+
     def conv2d(s, x):
-        _, h, w, c = x.shape
+        n, h, w, c = x.shape
         kh, kw, sh, sw, dh, dw, pad, oh, ow = s.conv_geometry(h, w)
         oc = int(s.r.integers(1, 17))
-        if oh * ow * oc > MAX_ELEMENTS:
+        if n * oh * ow * oc > MAX_ELEMENTS:
             return None
         wt, ws = s.weights([oc, kh, kw, c], oc)
         wi = s.m.t(s.name("w"), I8, [oc, kh, kw, c], data=wt.tobytes(), scale=ws, zp=[0] * oc, qdim=0)
         k = kh * kw * c
         acc = math.sqrt(k) * 73 * (64 if x.typ == I8 else 16384)
         btyp = I64 if x.typ == I16 else I32
-        bi = s.bias(oc, [x.scale * v for v in ws], btyp, acc / 4)
+        bi = s.bias(oc, [x.scale * v for v in ws], btyp, acc / 4) if s.chance(0.85) else -1
         real = acc * x.scale * float(np.mean(ws)) / (64 if x.typ == I8 else 16384) * 64
-        y = s.act_tensor([1, oh, ow, oc], x.typ, s.out_scale(real / 2), s.zp(x.typ))
+        y = s.act_tensor([n, oh, ow, oc], x.typ, s.out_scale(real / 2), s.zp(x.typ))
         s.m.op(CONV_2D, [x.idx, wi, bi], [y.idx], OPT_CONV,
-               [(0, 'i', pad), (1, 'i', sw), (2, 'i', sh), (3, 'i', s.fused()), (4, 'i', dw), (5, 'i', dh)])
+               [(0, 'i', pad), (1, 'i', sw), (2, 'i', sh), (3, 'i', s.fused()), (4, 'i', dw), (5, 'i', dh)]
+               + s.bias_type_option(6))
         return y
 
     def depthwise(s, x):
-        _, h, w, c = x.shape
+        n, h, w, c = x.shape
         mult = 2 if (c <= 4 and s.chance(0.3)) else 1
         kh, kw, sh, sw, dh, dw, pad, oh, ow = s.conv_geometry(h, w)
         oc = c * mult
-        if oh * ow * oc > MAX_ELEMENTS:
+        if n * oh * ow * oc > MAX_ELEMENTS:
             return None
         wt, ws = s.weights([1, kh, kw, oc], oc)
         wi = s.m.t(s.name("w"), I8, [1, kh, kw, oc], data=wt.tobytes(), scale=ws, zp=[0] * oc, qdim=3)
         acc = math.sqrt(kh * kw) * 73 * 64
         bi = s.bias(oc, [x.scale * v for v in ws], I32, acc / 4)
         real = acc * x.scale * float(np.mean(ws))
-        y = s.act_tensor([1, oh, ow, oc], x.typ, s.out_scale(real / 2), s.zp(x.typ))
+        y = s.act_tensor([n, oh, ow, oc], x.typ, s.out_scale(real / 2), s.zp(x.typ))
         s.m.op(DEPTHWISE_CONV_2D, [x.idx, wi, bi], [y.idx], OPT_DW,
                [(0, 'i', pad), (1, 'i', sw), (2, 'i', sh), (3, 'i', mult), (4, 'i', s.fused()),
                 (5, 'i', dw), (6, 'i', dh)])
@@ -176,11 +182,12 @@ class Gen:
         shape = x.shape[:-1] + [units] if keep else [rows, units]
         real = acc * x.scale * float(np.mean(ws)) / (64 if x.typ == I8 else 16384) * 64
         y = s.act_tensor(shape, x.typ, s.out_scale(real / 2), s.zp(x.typ))
-        s.m.op(FULLY_CONNECTED, ins, [y.idx], OPT_FC, [(0, 'i', s.fused()), (2, 'b', int(keep))])
+        s.m.op(FULLY_CONNECTED, ins, [y.idx], OPT_FC, [(0, 'i', s.fused()), (2, 'b', int(keep))]
+               + s.bias_type_option(4))
         return y
 
     def pool(s, x):
-        _, h, w, c = x.shape
+        n, h, w, c = x.shape
         fh, fw = int(s.r.integers(1, min(h, 3) + 1)), int(s.r.integers(1, min(w, 3) + 1))
         sh, sw = int(s.r.integers(1, 3)), int(s.r.integers(1, 3))
         pad = s.pick([SAME, VALID])
@@ -188,7 +195,7 @@ class Gen:
             oh, ow = -(-h // sh), -(-w // sw)
         else:
             oh, ow = (h - fh) // sh + 1, (w - fw) // sw + 1
-        y = s.like(x, [1, oh, ow, c])
+        y = s.like(x, [n, oh, ow, c])
         code = s.pick([AVERAGE_POOL_2D, MAX_POOL_2D])
         s.m.op(code, [x.idx], [y.idx], OPT_POOL,
                [(0, 'i', pad), (1, 'i', sw), (2, 'i', sh), (3, 'i', fw), (4, 'i', fh), (5, 'i', s.fused())])
