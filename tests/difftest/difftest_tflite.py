@@ -113,12 +113,14 @@ def main():
     lo, hi = (int(v) for v in args.seeds.split("-"))
     os.makedirs(args.findings, exist_ok=True)
     counts, reasons, ops_run = collections.Counter(), collections.Counter(), collections.Counter()
+    first_seed = {}
     start = time.time()
     with ThreadPoolExecutor(args.jobs) as pool:
         for seed, ops, result, why, msg in pool.map(lambda s: run_seed(s, args), range(lo, hi + 1)):
             counts[result] += 1
             if result != "match":
                 reasons[(result, why)] += 1
+                first_seed.setdefault((result, why), seed)
             if result in ("match", "finding"):
                 ops_run.update(ops)
             if result == "finding":
@@ -128,7 +130,7 @@ def main():
     print("\n%d seeds in %.0f s (%.2f seeds/s): %s" % (
         n, elapsed, n / elapsed, ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
     for (result, why), k in sorted(reasons.items(), key=lambda kv: -kv[1]):
-        print("  %5d %s: %s" % (k, result, why))
+        print("  %5d %s (first: seed %d): %s" % (k, result, first_seed[(result, why)], why))
     print("operators compared (generator steps):", ", ".join("%s %d" % kv for kv in ops_run.most_common()))
     return 1 if counts["finding"] else 0
 

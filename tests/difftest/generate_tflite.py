@@ -150,9 +150,9 @@ class Gen:
             return None
         wt, ws = s.weights([1, kh, kw, oc], oc)
         wi = s.m.t(s.name("w"), I8, [1, kh, kw, oc], data=wt.tobytes(), scale=ws, zp=[0] * oc, qdim=3)
-        acc = math.sqrt(kh * kw) * 73 * 64
-        bi = s.bias(oc, [x.scale * v for v in ws], I32, acc / 4)
-        real = acc * x.scale * float(np.mean(ws))
+        acc = math.sqrt(kh * kw) * 73 * (64 if x.typ == I8 else 16384)
+        bi = s.bias(oc, [x.scale * v for v in ws], I64 if x.typ == I16 else I32, acc / 4)
+        real = acc * x.scale * float(np.mean(ws)) / (64 if x.typ == I8 else 16384) * 64
         y = s.act_tensor([n, oh, ow, oc], x.typ, s.out_scale(real / 2), s.zp(x.typ))
         s.m.op(DEPTHWISE_CONV_2D, [x.idx, wi, bi], [y.idx], OPT_DW,
                [(0, 'i', pad), (1, 'i', sw), (2, 'i', sh), (3, 'i', mult), (4, 'i', s.fused()),
@@ -346,20 +346,20 @@ class Gen:
 
     def logistic_tanh(s, x):
         if s.chance(0.5):
-            y = s.act_tensor(x.shape, I8, 1.0 / 256, -128)
+            y = s.act_tensor(x.shape, I8, 1.0 / 256, -128) if x.typ == I8 else s.act_tensor(x.shape, I16, 1.0 / 32768, 0)
             s.m.op(LOGISTIC, [x.idx], [y.idx])
         else:
-            y = s.act_tensor(x.shape, I8, 1.0 / 128, 0)
+            y = s.act_tensor(x.shape, I8, 1.0 / 128, 0) if x.typ == I8 else s.act_tensor(x.shape, I16, 1.0 / 32768, 0)
             s.m.op(TANH, [x.idx], [y.idx])
         return y
 
     def activation(s, x):
-        code = s.pick([RELU, RELU6, LEAKY_RELU, HARD_SWISH])
+        code = s.pick([RELU, RELU6, LEAKY_RELU, HARD_SWISH] if x.typ == I8 else [RELU, RELU6, LEAKY_RELU])
         keep = code in (RELU, RELU6) and s.chance(0.5)
         scale = s.out_scale(s.real_spread(x))
         if code == HARD_SWISH:
             scale = max(scale, x.scale / 100)  # TFLite needs input scale / 128 / output scale < 1
-        y = s.like(x) if keep else s.act_tensor(x.shape, I8, scale, s.zp(I8))
+        y = s.like(x) if keep else s.act_tensor(x.shape, x.typ, scale, s.zp(x.typ))
         if code == LEAKY_RELU:
             alpha = float(s.pick([0.1, 0.2, 0.01, s.r.uniform(0.0, 1.0)]))
             s.m.op(code, [x.idx], [y.idx], OPT_LEAKY_RELU, [(0, 'f', alpha)])
@@ -401,13 +401,18 @@ class Gen:
         """One operator on x (or a QUANTIZE into / out of int16). None if it does not fit."""
         r = len(x.shape)
         if x.typ == I16:
-            choices = [("conv", 3), ("fc", 2), ("add", 2), ("sub", 1), ("back", 2)]
+            # Not int16 MUL, SOFTMAX, AVERAGE_POOL_2D, MAX_POOL_2D: aotc refuses them.
+            choices = [("conv", 3), ("dw", 2), ("fc", 2), ("add", 2), ("sub", 1), ("reduce", 2),
+                       ("pad", 1), ("reshape", 1), ("transpose", 1), ("concat", 1), ("sigmoid", 1),
+                       ("act", 1), ("slice", 2), ("requant16", 1), ("back", 2)]
             if r != 4:
-                choices = [c for c in choices if c[0] != "conv"]
+                choices = [c for c in choices if c[0] not in ("conv", "dw")]
+            if r == 0:
+                choices = [c for c in choices if c[0] in ("reshape", "sigmoid", "act", "back")]
         else:
             choices = [("conv", 4), ("dw", 3), ("fc", 2), ("bn", 2), ("binary", 4), ("reduce", 3),
                        ("pool", 2), ("pad", 2), ("reshape", 1), ("transpose", 1), ("concat", 1),
-                       ("softmax", 1), ("sigmoid", 1), ("act", 2), ("requant", 1), ("slice", 1),
+                       ("softmax", 1), ("sigmoid", 1), ("act", 2), ("requant", 1), ("slice", 2),
                        ("int16", 2)]
             if r != 4:
                 choices = [c for c in choices if c[0] not in ("conv", "dw", "pool")]
@@ -421,7 +426,8 @@ class Gen:
                  transpose=s.transpose, concat=s.concat, softmax=s.softmax, sigmoid=s.logistic_tanh,
                  act=s.activation, requant=s.requantize, slice=s.strided_slice,
                  add=lambda a: s.binary(a, ADD), sub=lambda a: s.binary(a, SUB),
-                 int16=lambda a: s.requantize(a, I16), back=lambda a: s.requantize(a, I8))[what]
+                 int16=lambda a: s.requantize(a, I16), requant16=lambda a: s.requantize(a, I16),
+                 back=lambda a: s.requantize(a, I8))[what]
         y = f(x)
         if y is not None:
             s.ops.append(what)
@@ -429,7 +435,7 @@ class Gen:
 
     def model(s, path):
         h, w, c = (int(s.r.integers(1, 11)), int(s.r.integers(1, 11)), int(s.r.integers(1, 17)))
-        typ = I16 if s.chance(0.1) else I8
+        typ = I16 if s.chance(0.2) else I8
         shape = [1, h, w, c] if s.chance(0.8) else [int(s.r.integers(1, 5)), int(s.r.integers(1, 33))]
         scale = s.scale() if typ == I8 else s.scale(-5, -2)
         x = s.act_tensor(shape, typ, scale, s.zp(typ), inp=True, base="in")
