@@ -58,6 +58,11 @@ class Gen:
     def pick(s, xs):
         return xs[int(s.r.integers(len(xs)))]
 
+    def channels(s):
+        """Mostly few channels; sometimes as many as a real layer's, for the kernels'
+        vectorized paths and their remainders."""
+        return int(s.r.integers(1, 17)) if s.chance(0.7) else int(s.r.integers(17, 65))
+
     def name(s, base):
         s.n += 1
         return "%s_%d" % (base, s.n)
@@ -71,7 +76,7 @@ class Gen:
         range, times a random factor; 15% of the time any scale at all."""
         if s.chance(0.15):
             return s.scale()
-        return float(min(max(typical_real / 32.0 * 10 ** s.r.uniform(-0.7, 0.7), 1e-5), 2.0))
+        return float(min(max(typical_real / 32.0 * 10 ** s.r.uniform(-1.0, 1.0), 1e-5), 2.0))
 
     def real_spread(s, a):
         """Typical magnitude of the real values of a random int tensor a (uniform inputs)."""
@@ -125,7 +130,7 @@ class Gen:
     def conv2d(s, x):
         n, h, w, c = x.shape
         kh, kw, sh, sw, dh, dw, pad, oh, ow = s.conv_geometry(h, w)
-        oc = int(s.r.integers(1, 17))
+        oc = s.channels()
         if n * oh * ow * oc > MAX_ELEMENTS:
             return None
         wt, ws = s.weights([oc, kh, kw, c], oc)
@@ -163,7 +168,7 @@ class Gen:
         depth = x.shape[-1]
         if depth > 256:
             return None
-        units = int(s.r.integers(1, 33))
+        units = s.channels()
         per_channel = s.chance(0.4)
         wt, ws = s.weights([units, depth], units)
         if not per_channel:
@@ -434,7 +439,7 @@ class Gen:
         return y
 
     def model(s, path):
-        h, w, c = (int(s.r.integers(1, 11)), int(s.r.integers(1, 11)), int(s.r.integers(1, 17)))
+        h, w, c = int(s.r.integers(1, 11)), int(s.r.integers(1, 11)), s.channels()
         typ = I16 if s.chance(0.2) else I8
         shape = [1, h, w, c] if s.chance(0.8) else [int(s.r.integers(1, 5)), int(s.r.integers(1, 33))]
         scale = s.scale() if typ == I8 else s.scale(-5, -2)
