@@ -86,12 +86,19 @@ void set_dilations(Node& node, int32_t dilation_h, int32_t dilation_w) {
   set_positive(node, "dilation_w", dilation_w);
 }
 
+// A 16x8 CONV_2D or FULLY_CONNECTED without a bias sums in int64 unless its
+// quantized_bias_type asks for int32 (with a bias, the bias's type decides).
+void set_int32_accumulator(Node& node, tfl::TensorType quantized_bias_type) {
+  if (quantized_bias_type == tfl::TensorType_INT32) set_bool(node, "int32_accumulator", true);
+}
+
 void read_conv2d(const tfl::Operator& op, Node& node) {
   const auto& o = options_or_default<tfl::Conv2DOptions>(op);
   set_padding(node, o.padding());
   set_strides(node, o.stride_h(), o.stride_w());
   set_dilations(node, o.dilation_h_factor(), o.dilation_w_factor());
   set_activation(node, o.fused_activation_function());
+  set_int32_accumulator(node, o.quantized_bias_type());
 }
 
 void read_depthwise_conv2d(const tfl::Operator& op, Node& node) {
@@ -120,6 +127,7 @@ void read_fully_connected(const tfl::Operator& op, Node& node) {
   }
   set_activation(node, o.fused_activation_function());
   set_bool(node, "keep_num_dims", o.keep_num_dims());
+  set_int32_accumulator(node, o.quantized_bias_type());
 }
 
 // ADD and SUB: the same options, each in a table of its own type.

@@ -151,7 +151,13 @@ OpDef translated_op(Translation translate, InferFn check) {
     }
   };
   auto lower = [translate](const LowerContext& ctx) {
-    Node target = translate(ctx.graph, ctx.node);
+    // The translation reads the operator's own output (a PAD's fill is its output's zero
+    // point), which fusion replaced with the last epilogue step's: translate the operator as
+    // it was, then give it back its epilogue and the chain's output.
+    Node target = translate(ctx.graph, unfused_anchor(ctx.node));
+    target.outputs = ctx.node.outputs;
+    target.body = ctx.node.body;
+    if (ctx.node.has_attr(kAnchorOutputAttr)) target.attrs[kAnchorOutputAttr] = ctx.node.attrs.at(kAnchorOutputAttr);
     return find_op(target.op)->lower(LowerContext{ctx.graph, target, ctx.func_name, ctx.target});
   };
   return kernel_op(infer, lower);

@@ -106,8 +106,16 @@ void infer_conv(Graph& g, Node& node, bool depthwise) {
   tflite::set_declared_output(g, node, 0, g.tensor(node.outputs[0]).dtype, c.output_shape());
 }
 
+// The accumulator's type, as TFLite Micro picks it: int32 for int8; for 16x8, the bias's
+// type, or without a bias int64 unless the operator's quantized_bias_type is int32.
+DataType accumulator_type(const Graph& g, const Node& node, TensorId input, TensorId bias) {
+  if (g.tensor(input).dtype != DataType::Int(16)) return DataType::Int(32);
+  if (bias != kNoTensor) return g.tensor(bias).dtype;
+  return node.attr_int("int32_accumulator", 0) != 0 ? DataType::Int(32) : DataType::Int(64);
+}
+
 // TFLite's quantized schemes: terms (input - input_zero_point) and (filter -
-// filter_zero_point) in the accumulator's type (int32; for 16x8, the bias's type); the sum
+// filter_zero_point) in the accumulator's type (accumulator_type); the sum
 // plus bias requantized by the channel's multiplier and shift (tables when the filter is
 // quantized per channel), plus the output zero point, clamped to the fused activation's
 // range within the output type.
@@ -115,8 +123,7 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
  public:
   TfliteQuantizedArithmetic(const Graph& g, const Node& node, TensorId input, TensorId filter, TensorId bias,
                             TensorId output, int64_t channels)
-      : accumulator_(g.tensor(input).dtype == DataType::Int(16) && bias != kNoTensor ? g.tensor(bias).dtype
-                                                                                      : DataType::Int(32)),
+      : accumulator_(accumulator_type(g, node, input, bias)),
         input_zero_point_(tflite::zero_point_of(g, input)),
         filter_zero_point_(tflite::zero_point_of(g, filter)),
         output_zero_point_(tflite::zero_point_of(g, output)),

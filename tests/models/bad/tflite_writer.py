@@ -1,12 +1,12 @@
 # A minimal TFLite flatbuffer writer for the malformed-model generators: tensors (with
-# quantization), constant buffers, operators with builtin options given slot by slot.
+# quantization, per-axis with qdim), constant buffers, operators with builtin options given slot by slot.
 # Needs Debian's python3-flatbuffers.
 import flatbuffers, numpy as np, struct
-F32, I32, I64, I8 = 0, 2, 4, 9
+F32, I32, I64, I16, I8 = 0, 2, 4, 7, 9
 class M:
     def __init__(s): s.tensors=[]; s.inputs=[]; s.outputs=[]; s.ops=[]
-    def t(s, name, typ, shape, data=None, scale=None, zp=None, inp=False, out=False):
-        s.tensors.append(dict(name=name, type=typ, shape=list(shape), data=data, scale=scale, zp=zp))
+    def t(s, name, typ, shape, data=None, scale=None, zp=None, inp=False, out=False, qdim=0):
+        s.tensors.append(dict(name=name, type=typ, shape=list(shape), data=data, scale=scale, zp=zp, qdim=qdim))
         i = len(s.tensors)-1
         if inp: s.inputs.append(i)
         if out: s.outputs.append(i)
@@ -37,7 +37,8 @@ class M:
             q = None
             if t['scale'] is not None:
                 sc = ivec(t['scale'], 'f'); z = ivec(t['zp'], 'l')
-                b.StartObject(7); b.PrependUOffsetTRelativeSlot(2, sc, 0); b.PrependUOffsetTRelativeSlot(3, z, 0); q = b.EndObject()
+                b.StartObject(7); b.PrependUOffsetTRelativeSlot(2, sc, 0); b.PrependUOffsetTRelativeSlot(3, z, 0)
+                b.PrependInt32Slot(6, t['qdim'], 0); q = b.EndObject()
             sh = ivec(t['shape']); nm = b.CreateString(t['name'])
             b.StartObject(8); b.PrependUOffsetTRelativeSlot(0, sh, 0); b.PrependInt8Slot(1, t['type'], -1)
             b.PrependUint32Slot(2, bi, 0xffffffff); b.PrependUOffsetTRelativeSlot(3, nm, 0)

@@ -11,10 +11,11 @@ import numpy as np
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "bad"))
-from tflite_writer import M, F32, I32, I8  # noqa: E402
+from tflite_writer import M, F32, I16, I32, I8  # noqa: E402
 
-ADD, FULLY_CONNECTED, MUL, SOFTMAX, MEAN = 0, 9, 18, 25, 40
-ADD_OPTIONS, FULLY_CONNECTED_OPTIONS, SOFTMAX_OPTIONS, MUL_OPTIONS, REDUCER_OPTIONS = 11, 8, 9, 21, 27
+ADD, CONV_2D, FULLY_CONNECTED, MUL, SOFTMAX, PAD, MEAN = 0, 3, 9, 18, 25, 34, 40
+CONV_2D_OPTIONS, ADD_OPTIONS, FULLY_CONNECTED_OPTIONS, SOFTMAX_OPTIONS, MUL_OPTIONS, REDUCER_OPTIONS = 1, 11, 8, 9, 21, 27
+VALID = 1
 RELU = 1
 rng = np.random.default_rng(26)
 
@@ -74,7 +75,57 @@ def folded_batch_norm(name):
     m.build(os.path.join(here, name + ".tflite"))
 
 
+def pad_mul(name):
+    """PAD, then MUL by per-channel constants into another quantization (found by
+    tests/difftest): the padding is the PAD output's zero point, whatever MUL's is."""
+    m = M()
+    x = m.t("x", I8, [1, 6, 6, 16], inp=True, scale=[0.0152], zp=[8])
+    pads = m.const("pads", np.array([[0, 0], [1, 2], [2, 1], [0, 0]], np.int32), I32)
+    padded = m.t("padded", I8, [1, 9, 9, 16], scale=[0.0152], zp=[8])
+    m.op(PAD, [x, pads], [padded])
+    k = m.t("k", I8, [16], data=int8s([16]).tobytes(), scale=[0.0087], zp=[-1])
+    y = m.t("y", I8, [1, 9, 9, 16], out=True, scale=[0.0046], zp=[61])
+    m.op(MUL, [padded, k], [y], MUL_OPTIONS, [(0, 'b', 0)])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
+def weights16x8(shape, channels):
+    """int8 weights quantized per output channel (zero point 0), as for a 16x8 kernel."""
+    w = rng.integers(-127, 128, size=shape).astype(np.int8)
+    scales = [float(v) for v in 10 ** rng.uniform(-3.5, -2.5, size=channels)]
+    return w.tobytes(), scales
+
+
+def conv16_no_bias(name):
+    """A 16x8 CONV_2D (int16 activations, int8 weights) without a bias: TFLite Micro sums
+    in int64 and requantizes with its 64-bit MultiplyByQuantizedMultiplier."""
+    m = M()
+    x = m.t("x", I16, [1, 6, 6, 8], inp=True, scale=[0.00031], zp=[0])
+    w, ws = weights16x8([16, 3, 3, 8], 16)
+    w = m.t("w", I8, [16, 3, 3, 8], data=w, scale=ws, zp=[0] * 16)
+    y = m.t("y", I16, [1, 4, 4, 16], out=True, scale=[0.0021], zp=[0])
+    m.op(CONV_2D, [x, w, -1], [y], CONV_2D_OPTIONS, [(0, 'i', VALID), (1, 'i', 1), (2, 'i', 1), (3, 'i', 0)])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
+def fc16_no_bias(name, int32_accumulator):
+    """A 16x8 FULLY_CONNECTED without a bias: summed in int64, or in int32 when its
+    quantized_bias_type (options field 4) is INT32."""
+    m = M()
+    x = m.t("x", I16, [4, 32], inp=True, scale=[0.00027], zp=[0])
+    w, ws = weights16x8([64, 32], 64)
+    w = m.t("w", I8, [64, 32], data=w, scale=ws, zp=[0] * 64)
+    y = m.t("y", I16, [4, 64], out=True, scale=[0.00093], zp=[0])
+    options = [(0, 'i', 0), (2, 'b', 0)] + ([(4, 'i', I32)] if int32_accumulator else [])
+    m.op(FULLY_CONNECTED, [x, w, -1], [y], FULLY_CONNECTED_OPTIONS, options)
+    m.build(os.path.join(here, name + ".tflite"))
+
+
 mean_model("mean_7x7_shared_scale", 7, 512, True)
 mean_model("mean_3x3_shared_scale", 3, 1280, False)
 classifier_head("mean_fc_softmax_head")
 folded_batch_norm("folded_bn_mul_add_relu")
+pad_mul("pad_mul_requant")
+conv16_no_bias("conv16_no_bias")
+fc16_no_bias("fc16_no_bias", False)
+fc16_no_bias("fc16_no_bias_acc32", True)
