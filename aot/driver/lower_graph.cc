@@ -126,8 +126,7 @@ class GraphLowering {
   // reader at all. Lowering changes no node list, so `node` (an element of the outer
   // list, which the swap hands to `sub` meanwhile) stays where it is.
   void lower_subgraph(const Node& node, Subgraph& sub) {
-    std::vector<TensorId> captured(node.inputs.begin() + static_cast<long>(node.declared_inputs()), node.inputs.end());
-    with_subgraph_as_graph(g_, sub, captured, [&](Graph& inner) { lower_nodes(inner.nodes); });
+    with_subgraph_as_graph(g_, sub, captured_inputs(node), [&](Graph& inner) { lower_nodes(inner.nodes); });
   }
 
   // ---------------------------------------------------------------- If

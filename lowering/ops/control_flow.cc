@@ -26,11 +26,11 @@ const Subgraph& subgraph(const Node& node, const std::string& name) {
 
 Subgraph& mutable_subgraph(Node& node, const std::string& name) { return const_cast<Subgraph&>(subgraph(node, name)); }
 
-namespace {
-
 std::vector<TensorId> captured_inputs(const Node& node) {
   return std::vector<TensorId>(node.inputs.begin() + static_cast<long>(node.declared_inputs()), node.inputs.end());
 }
+
+namespace {
 
 std::string typed_shape(const Tensor& t) { return t.dtype.str() + shape_str(t.shape); }
 

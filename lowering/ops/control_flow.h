@@ -47,4 +47,7 @@ LoopFacts loop_facts(const Graph& g, const Node& node);
 const Subgraph& subgraph(const Node& node, const std::string& name);
 Subgraph& mutable_subgraph(Node& node, const std::string& name);
 
+// The values of outer scopes that `node`'s subgraphs read: its inputs after the declared ones.
+std::vector<TensorId> captured_inputs(const Node& node);
+
 }  // namespace aotc
