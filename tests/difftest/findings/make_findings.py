@@ -68,7 +68,7 @@ def where_of_where_condition():
     Each node alone matched ONNX Runtime; together aotc gave w where t <= 0.0625 (x = -0.5:
     t = -0.5). The generated C was right, but gcc 12 -O2 folded the two identical Greater
     kernels, called with the same arena addresses (t is written over y), into one and
-    dropped the second call: the kernels are now noipa for gcc (executor_codegen.cc)."""
+    dropped the second call: the kernels are now no_icf for gcc (executor_codegen.cc)."""
     x = np.array([[-1.3125, 0.5, -0.5, 2], [0, 0.0625, -0.0625, 3]], np.float32)
     w = np.array([-5], np.float32)
     k = numpy_helper.from_array(np.float32(0.0625), "k")
