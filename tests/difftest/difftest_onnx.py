@@ -76,7 +76,8 @@ class OrtServer:
     """One node process running ort_run.js, answering one request at a time."""
 
     def __init__(self, node, ort_module):
-        self.proc = subprocess.Popen([node, os.path.join(HERE, "ort_run.js"), ort_module],
+        # node resolves a relative module path from ort_run.js's folder, not from ours.
+        self.proc = subprocess.Popen([node, os.path.join(HERE, "ort_run.js"), os.path.abspath(ort_module)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def run(self, model, inputs, outputs):
