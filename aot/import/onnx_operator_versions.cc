@@ -30,9 +30,11 @@ namespace {
 //                                   QuantizeLinear/DequantizeLinear-21 block_size
 //   new operators                   CenterCropPad-18, Col2Im-18, Mish-18,
 //                                   BitwiseAnd/Or/Xor/Not-18, Gelu-20,
-//                                   RMSNormalization-23, Swish-24
+//                                   RMSNormalization-23, Attention-23/24 (GQA, masks, key/value
+//                                   cache, softcap, qk_matmul_output, nonpad_kv_seqlen),
+//                                   RotaryEmbedding-23, Swish-24
 const std::map<std::string, int64_t> kImplemented = {
-    {"Abs", 13}, {"Acos", 22}, {"Acosh", 22}, {"Add", 14}, {"And", 7}, {"ArgMax", 13}, {"ArgMin", 13},
+    {"Abs", 13}, {"Acos", 22}, {"Acosh", 22}, {"Add", 14}, {"Attention", 24}, {"And", 7}, {"ArgMax", 13}, {"ArgMin", 13},
     {"Asin", 22}, {"Asinh", 22}, {"Atan", 22}, {"Atanh", 22}, {"AveragePool", 22}, {"BatchNormalization", 15},
     {"BitShift", 11}, {"BitwiseAnd", 18}, {"BitwiseNot", 18}, {"BitwiseOr", 18}, {"BitwiseXor", 18}, {"BlackmanWindow", 17}, {"Cast", 24}, {"CastLike", 24}, {"Ceil", 13}, {"Celu", 12},
     {"CenterCropPad", 18}, {"Clip", 13}, {"Col2Im", 18}, {"Compress", 11}, {"Concat", 13}, {"Constant", 24},
@@ -50,7 +52,7 @@ const std::map<std::string, int64_t> kImplemented = {
     {"MeanVarianceNormalization", 13}, {"MelWeightMatrix", 17}, {"Min", 13}, {"Mish", 22}, {"Mod", 13},
     {"Mul", 14}, {"Neg", 13}, {"NegativeLogLikelihoodLoss", 22}, {"Not", 1}, {"OneHot", 11}, {"Or", 7},
     {"PRelu", 16}, {"Pad", 24}, {"Pow", 15}, {"QLinearConv", 10}, {"QLinearMatMul", 21}, {"QuantizeLinear", 24},
-    {"RMSNormalization", 23}, {"RNN", 22}, {"Range", 11}, {"Reciprocal", 13}, {"ReduceL1", 18}, {"ReduceL2", 18},
+    {"RMSNormalization", 23}, {"RNN", 22}, {"Range", 11}, {"RotaryEmbedding", 23}, {"Reciprocal", 13}, {"ReduceL1", 18}, {"ReduceL2", 18},
     {"ReduceLogSum", 18}, {"ReduceLogSumExp", 18}, {"ReduceMax", 20}, {"ReduceMean", 18}, {"ReduceMin", 20},
     {"ReduceProd", 18}, {"ReduceSum", 13}, {"ReduceSumSquare", 18}, {"Relu", 14}, {"Reshape", 24}, {"Resize", 19},
     {"ReverseSequence", 10}, {"RoiAlign", 22}, {"Round", 22}, {"STFT", 17}, {"Scan", 24}, {"Scatter", 11},

@@ -98,7 +98,14 @@ inline void expect_close(const std::vector<float>& got, const std::vector<float>
   size_t worst = 0;
   double worst_excess = -1;
   for (size_t i = 0; i < got.size(); ++i) {
-    double excess = std::fabs(double(got[i]) - want[i]) - (atol + rtol * std::fabs(double(want[i])));
+    double g = got[i], w = want[i];
+    // NaN matches only NaN, an infinity only itself: the arithmetic below would make
+    // either comparison NaN, which no test of `excess` would catch.
+    double excess;
+    if (std::isnan(g) || std::isnan(w)) excess = std::isnan(g) && std::isnan(w) ? -1 : HUGE_VAL;
+    else if (g == w) excess = -1;
+    else if (std::isinf(g) || std::isinf(w)) excess = HUGE_VAL;
+    else excess = std::fabs(g - w) - (atol + rtol * std::fabs(w));
     if (excess > worst_excess) worst_excess = excess, worst = i;
   }
   EXPECT_LE(worst_excess, 0.0) << "element " << worst << ": got " << got[worst] << ", want " << want[worst];

@@ -318,6 +318,127 @@ case("quantize_output_dtype_23", 23,
      [const("scale", np.array(0.05, np.float32))],
      what="QuantizeLinear-21 output_dtype without a zero point, DequantizeLinear-23 output_dtype float32")
 
+# Attention-23/24 and RotaryEmbedding-23 draw from their own generator, so that adding them
+# left the inputs of the cases above and below unchanged.
+rng_attention = np.random.default_rng(2323)
+
+
+def attention_normal(*shape):
+    return rng_attention.standard_normal(shape).astype(np.float32)
+
+
+def attention_reference(q, k, v, mask, past_key, past_value, softcap, mode):
+    """Attention-23 of 4-D inputs as its definition reads (Changelog.md): scores Q K^T / sqrt(head_size),
+    softcap, plus the mask, plus the causal bias (-inf where key j > query i + past length), softmax, times V.
+    Returns Y, present_key, present_value and qk_matmul_output of `mode`."""
+    key, value = np.concatenate([past_key, k], 2), np.concatenate([past_value, v], 2)
+    scores = (q.astype(np.float64) @ key.transpose(0, 1, 3, 2)) / np.sqrt(q.shape[-1])
+    before_cap = scores
+    scores = softcap * np.tanh(scores / softcap)
+    past, queries, total = past_key.shape[2], q.shape[2], key.shape[2]
+    causal = np.where(np.arange(total)[None, :] <= np.arange(queries)[:, None] + past, 0.0, -np.inf)
+    biased = scores + mask + causal
+    weights = np.exp(biased - biased.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    qk = [before_cap, scores, biased, weights][mode]
+    return [a.astype(np.float32) for a in (weights @ value, key, value, qk)]
+
+
+n = attention_normal
+case("attention_4d_23", 23,
+     [h.make_node("Attention", ["q", "k", "v", "mask"], ["y"])],
+     [("q", n(2, 2, 3, 4)), ("k", n(2, 2, 5, 4)), ("v", n(2, 2, 5, 6)), ("mask", n(3, 5))], [("y", F)],
+     what="Attention-23, 4-D Q/K/V (cross attention, v_head_size 6), float mask broadcast over batch and heads")
+case("attention_3d_gqa_23", 23,
+     [h.make_node("Attention", ["q", "k", "v", "mask"], ["y"], q_num_heads=4, kv_num_heads=2, scale=0.3)],
+     [("q", n(2, 3, 16)), ("k", n(2, 3, 8)), ("v", n(2, 3, 6)),
+      ("mask", np.array([[[[1, 1, 0], [1, 0, 1], [0, 1, 1]]], [[[1, 1, 1], [0, 1, 0], [1, 0, 0]]]], np.bool_))],
+     [("y", F)], what="Attention-23, 3-D Q/K/V with q_num_heads 4 over kv_num_heads 2 (GQA), scale, boolean mask")
+case("attention_masked_row_23", 23,
+     [h.make_node("Attention", ["q", "k", "v", "mask"], ["y"])],
+     [("q", n(1, 1, 3, 4)), ("k", n(1, 1, 3, 4)), ("v", n(1, 1, 3, 4)),
+      ("mask", np.array([[1, 0, 1], [0, 0, 0], [0, 1, 0]], np.bool_))],
+     [("y", F)], what="Attention-23, a query whose boolean mask removes every key: a row of zeros")
+case("attention_causal_mqa_23", 23,
+     [h.make_node("Attention", ["q", "k", "v"], ["y"], q_num_heads=2, kv_num_heads=1, is_causal=1)],
+     [("q", n(1, 4, 8)), ("k", n(1, 4, 4)), ("v", n(1, 4, 4))],
+     [("y", F)], what="Attention-23, 3-D, one key/value head (MQA), is_causal")
+# ONNX Runtime writes the lowest float, not -inf, where the causal mask removes a key: the
+# mode 2 case (scores with the mask added) takes its reference from attention_reference.
+for mode in range(4):
+    inputs = [("q", n(1, 2, 2, 4)), ("k", n(1, 2, 2, 4)), ("v", n(1, 2, 2, 4)), ("mask", n(1, 1, 2, 5)),
+              ("past_key", n(1, 2, 3, 4)), ("past_value", n(1, 2, 3, 4))]
+    case(f"attention_kv_cache_qk{mode}_23", 23,
+         [h.make_node("Attention", ["q", "k", "v", "mask", "past_key", "past_value"],
+                      ["y", "present_key", "present_value", "qk"], is_causal=1, softcap=2.0, qk_matmul_output_mode=mode)],
+         inputs, [("y", F), ("present_key", F), ("present_value", F), ("qk", F)],
+         numpy_outputs=attention_reference(*[a for _, a in inputs], 2.0, mode) if mode == 2 else None,
+         what=f"Attention-23 with a key/value cache (past_key/past_value in, present_key/present_value out), causal "
+              f"bottom-right of the cache, softcap, float mask, qk_matmul_output_mode {mode}")
+case("rotary_embedding_23", 23,
+     [h.make_node("RotaryEmbedding", ["x4", "cos", "sin", "positions"], ["y4"]),
+      h.make_node("RotaryEmbedding", ["x3", "cos_bs", "sin_bs"], ["y3"], interleaved=1, num_heads=2,
+                  rotary_embedding_dim=4)],
+     [("x4", n(2, 2, 3, 8)), ("positions", np.array([[0, 1, 2], [5, 3, 7]], np.int64)),
+      ("x3", n(2, 3, 12))],
+     [("y4", F), ("y3", F)],
+     [const("cos", np.cos(np.outer(np.arange(8), 1.0 / 10000 ** (np.arange(4) / 4))).astype(np.float32)),
+      const("sin", np.sin(np.outer(np.arange(8), 1.0 / 10000 ** (np.arange(4) / 4))).astype(np.float32)),
+      const("cos_bs", np.cos(n(2, 3, 2)).astype(np.float32)), const("sin_bs", np.sin(n(2, 3, 2)).astype(np.float32))],
+     what="RotaryEmbedding-23: 4-D input with position_ids into a cache; 3-D input with num_heads, interleaved, "
+          "rotary_embedding_dim 4 of head size 6, cache per batch and position")
+
+# One decoder layer of a small Llama-style language model, in the operators PyTorch 2.x's
+# exporter emits at opset 23 (RMSNorm, the q/k/v projections, RotaryEmbedding, Attention with a
+# key/value cache and grouped heads, SiLU-gated MLP): 2 new tokens after 3 cached ones, hidden
+# size 16, 4 query heads and 2 key/value heads of size 4.
+hidden, heads, kv_heads, head, past, new_tokens, ffn = 16, 4, 2, 4, 3, 2, 32
+w = lambda *shape: (0.3 * n(*shape)).astype(np.float32)  # noqa: E731
+frequencies = 1.0 / 10000 ** (np.arange(head // 2) / (head // 2))
+angles = np.outer(np.arange(8), frequencies)
+decoder_nodes = [
+    h.make_node("RMSNormalization", ["x", "norm1"], ["xn"], axis=-1, epsilon=1e-6),
+    h.make_node("MatMul", ["xn", "wq"], ["q3"]),
+    h.make_node("MatMul", ["xn", "wk"], ["k3"]),
+    h.make_node("MatMul", ["xn", "wv"], ["v3"]),
+    h.make_node("Reshape", ["q3", "q_shape"], ["q_bshd"]),
+    h.make_node("Transpose", ["q_bshd"], ["q4"], perm=[0, 2, 1, 3]),
+    h.make_node("Reshape", ["k3", "kv_shape"], ["k_bshd"]),
+    h.make_node("Transpose", ["k_bshd"], ["k4"], perm=[0, 2, 1, 3]),
+    h.make_node("Reshape", ["v3", "kv_shape"], ["v_bshd"]),
+    h.make_node("Transpose", ["v_bshd"], ["v4"], perm=[0, 2, 1, 3]),
+    h.make_node("RotaryEmbedding", ["q4", "cos", "sin", "positions"], ["q_rot"]),
+    h.make_node("RotaryEmbedding", ["k4", "cos", "sin", "positions"], ["k_rot"]),
+    h.make_node("Attention", ["q_rot", "k_rot", "v4", "", "past_key", "past_value"],
+                ["attended", "present_key", "present_value"], is_causal=1),
+    h.make_node("Transpose", ["attended"], ["attended_bshd"], perm=[0, 2, 1, 3]),
+    h.make_node("Reshape", ["attended_bshd", "hidden_shape"], ["attended3"]),
+    h.make_node("MatMul", ["attended3", "wo"], ["projected"]),
+    h.make_node("Add", ["x", "projected"], ["h1"]),
+    h.make_node("RMSNormalization", ["h1", "norm2"], ["hn"], axis=-1, epsilon=1e-6),
+    h.make_node("MatMul", ["hn", "w_gate"], ["gate"]),
+    h.make_node("Sigmoid", ["gate"], ["gate_sigmoid"]),
+    h.make_node("Mul", ["gate", "gate_sigmoid"], ["gate_silu"]),
+    h.make_node("MatMul", ["hn", "w_up"], ["up"]),
+    h.make_node("Mul", ["gate_silu", "up"], ["gated"]),
+    h.make_node("MatMul", ["gated", "w_down"], ["down"]),
+    h.make_node("Add", ["h1", "down"], ["y"]),
+]
+case("decoder_layer_23", 23, decoder_nodes,
+     [("x", n(1, new_tokens, hidden)), ("past_key", n(1, kv_heads, past, head)), ("past_value", n(1, kv_heads, past, head)),
+      ("positions", np.array([[past, past + 1]], np.int64))],
+     [("y", F), ("present_key", F), ("present_value", F)],
+     [const("norm1", (1 + 0.1 * n(hidden)).astype(np.float32)), const("norm2", (1 + 0.1 * n(hidden)).astype(np.float32)),
+      const("wq", w(hidden, heads * head)), const("wk", w(hidden, kv_heads * head)), const("wv", w(hidden, kv_heads * head)),
+      const("wo", w(heads * head, hidden)), const("w_gate", w(hidden, ffn)), const("w_up", w(hidden, ffn)),
+      const("w_down", w(ffn, hidden)),
+      const("q_shape", np.array([1, new_tokens, heads, head], np.int64)),
+      const("kv_shape", np.array([1, new_tokens, kv_heads, head], np.int64)),
+      const("hidden_shape", np.array([1, new_tokens, heads * head], np.int64)),
+      const("cos", np.cos(angles).astype(np.float32)), const("sin", np.sin(angles).astype(np.float32))],
+     what="a Llama-style decoder layer as PyTorch 2.x exports it at opset 23: RMSNormalization, RotaryEmbedding, "
+          "Attention with a key/value cache and GQA, SiLU-gated MLP")
+
 # ---------------------------------------------------------------- opset 24
 
 case("mixed_24", 24,
@@ -340,14 +461,26 @@ case("mixed_24", 24,
       const("k", np.array([2], np.int64)), const("pads", np.array([1, 0, 0, 2], np.int64))],
      what="opset 24's new versions (types only) and Swish-24")
 
+n = attention_normal
+case("attention_nonpad_24", 24,
+     [h.make_node("Attention", ["q", "k", "v", "", "", "", "lengths"], ["y"], is_causal=1)],
+     [("q", n(2, 2, 2, 4)), ("k", n(2, 2, 5, 4)), ("v", n(2, 2, 5, 4)), ("lengths", np.array([3, 5], np.int64))],
+     [("y", F)], what="Attention-24 nonpad_kv_seqlen (an external cache: keys from each batch's length on are "
+                      "padding), causal aligned to each batch's last valid key")
+
 # ---------------------------------------------------------------- refused
 
 x = normal(1, 2, 4, 4)
 refused("opset_25", 25, [h.make_node("Relu", ["x"], ["y"])], [("x", x)], [("y", F)],
         ["opset 25 is newer than the newest aotc knows (24)"])
-refused("attention_24", 24, [h.make_node("Attention", ["q", "k", "v"], ["y"])],
-        [("q", normal(1, 2, 3, 4)), ("k", normal(1, 2, 3, 4)), ("v", normal(1, 2, 3, 4))], [("y", F)],
-        ["(Attention)", "operator 'Attention' is not supported", "opset 24 means Attention-24"])
+refused("deform_conv_22", 22, [h.make_node("DeformConv", ["x", "w", "offset"], ["y"], kernel_shape=[2, 2])],
+        [("x", x), ("offset", normal(1, 8, 3, 3))], [("y", F)],
+        ["(DeformConv)", "operator 'DeformConv' is not supported", "opset 22 means DeformConv-22"],
+        [const("w", normal(2, 2, 2, 2))])
+refused("attention_int_mask_23", 23, [h.make_node("Attention", ["q", "k", "v", "mask"], ["y"])],
+        [("q", normal(1, 2, 3, 4)), ("k", normal(1, 2, 3, 4)), ("v", normal(1, 2, 3, 4)),
+         ("mask", np.ones((3, 3), np.int32))], [("y", F)],
+        ["(Attention)", "attn_mask", "int32"])
 refused("resize_antialias_18", 18, [h.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear", antialias=1)],
         [("x", x)], [("y", F)], ["(Resize)", "antialias"], [const("scales", np.array([1, 1, 0.5, 0.5], np.float32))])
 refused("resize_half_pixel_symmetric_19", 19,
