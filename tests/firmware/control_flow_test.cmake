@@ -1,13 +1,14 @@
 # control_flow_test.cmake: one ctest case firmware_<model>_cortex_m4_<compiler> for the
 # control-flow models: configures tests/firmware/control_flow with a toolchain file against
 # aotc's package, builds the image of one model (cascade or streaming_gru), or the images
-# of all the models of runtime_branches (MODEL=runtime_branches), and runs them on QEMU.
+# of all the models of runtime_branches (MODEL=runtime_branches: each model twice, the
+# second time compiled with IO_IN_ARENA), and runs them on QEMU.
 # Each image checks its outputs against the reference's (torch's, ONNX Runtime's) within
 # tolerance and exits with 0 only if all match (run_qemu.cmake requires that and "result:
 # PASS"); this script also requires, from what the images printed, that the cascade took
 # both branches of its If, that the stream ran all its chunks twice (before and after
 # stream_reset()), and that every output of every case of runtime_branches/cases.json
-# matched. The runtime_branches images run under -icount shift=0 (one instruction per
+# matched in both images. The runtime_branches images run under -icount shift=0 (one instruction per
 # virtual nanosecond: a deterministic run).
 #
 #   cmake -DPROJECT_DIR=<aotc>/tests/firmware/control_flow -DBINARY_DIR=<dir>
@@ -43,25 +44,27 @@ if(MODEL STREQUAL "runtime_branches")
   foreach(m RANGE ${last_model})
     string(JSON onnx GET "${branches}" ${m} model)
     get_filename_component(model "${onnx}" NAME_WE)
-    execute_process(COMMAND "${CMAKE_COMMAND}" "-DELF=${BINARY_DIR}/${model}.elf" "-DMACHINE=${MACHINE}" -DICOUNT=ON
-        "-DLOG=${BINARY_DIR}/${model}.log" -P "${run_qemu}" RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
-    message("${out}")
-    if(NOT status EQUAL 0)
-      list(APPEND failures "${model}: the image failed (${status})")
-    endif()
     string(JSON output_count LENGTH "${branches}" ${m} outputs)
     math(EXPR last_output "${output_count} - 1")
     string(JSON case_count LENGTH "${branches}" ${m} cases)
     math(EXPR last_case "${case_count} - 1")
-    foreach(k RANGE ${last_case})
-      string(JSON path GET "${branches}" ${m} cases ${k} path)
-      foreach(j RANGE ${last_output})
-        string(JSON name GET "${branches}" ${m} outputs ${j})
-        if(out MATCHES "\nmodel ${model} case ${k} output ${j}: [^\n]*: match\n")
-          math(EXPR matched "${matched} + 1")
-        else()
-          list(APPEND failures "${model} case ${k} (${path}): output ${j} (${name}) does not match ONNX Runtime's")
-        endif()
+    foreach(image IN ITEMS ${model} ${model}_io)
+      execute_process(COMMAND "${CMAKE_COMMAND}" "-DELF=${BINARY_DIR}/${image}.elf" "-DMACHINE=${MACHINE}" -DICOUNT=ON
+          "-DLOG=${BINARY_DIR}/${image}.log" -P "${run_qemu}" RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+      message("${out}")
+      if(NOT status EQUAL 0)
+        list(APPEND failures "${image}: the image failed (${status})")
+      endif()
+      foreach(k RANGE ${last_case})
+        string(JSON path GET "${branches}" ${m} cases ${k} path)
+        foreach(j RANGE ${last_output})
+          string(JSON name GET "${branches}" ${m} outputs ${j})
+          if(out MATCHES "\nmodel ${image} case ${k} output ${j}: [^\n]*: match\n")
+            math(EXPR matched "${matched} + 1")
+          else()
+            list(APPEND failures "${image} case ${k} (${path}): output ${j} (${name}) does not match ONNX Runtime's")
+          endif()
+        endforeach()
       endforeach()
     endforeach()
   endforeach()
@@ -69,7 +72,8 @@ if(MODEL STREQUAL "runtime_branches")
     list(JOIN failures "\n  " failures)
     message(FATAL_ERROR "runtime_branches:\n  ${failures}")
   endif()
-  message(STATUS "runtime_branches: the ${matched} outputs of every case of ${model_count} models match ONNX Runtime's")
+  message(STATUS "runtime_branches: the ${matched} outputs of every case of ${model_count} models, each compiled "
+                 "as it is and with IO_IN_ARENA, match ONNX Runtime's")
   return()
 endif()
 

@@ -4,13 +4,15 @@
  * The models' If is decided at run time (or their Loop body runs as a C for), so the
  * kernels of a branch or body run inside the C if/for: the bug of issue #26 (Silero VAD
  * v4) was that such kernels were lowered with the main graph and the LSTMs' hidden-state
- * outputs never written. One program serves every model: fw_model.h and fw_data.c, which
+ * outputs never written. One program serves every model, compiled as it is or with
+ * IO_IN_ARENA: fw_model.h and fw_data.c, which
  * examples/firmware/cmake/generate_test_data.cmake writes at build time from the model's
- * metadata.json, bind the generated structs to buffers and hold each case's inputs and
- * ONNX Runtime's outputs (the .bin files of cases.json, concatenated per case at
- * configure time). For every case main fills the outputs with NaNs, runs <name>_run once
- * and compares every float32 output with the reference within the tolerance below. It
- * prints over semihosting
+ * metadata.json, bind the generated structs to buffers (with IO_IN_ARENA, copy the data in
+ * and out of the model's activation memory: fw_model_bind, fw_model_collect) and hold each
+ * case's inputs and ONNX Runtime's outputs (the .bin files of cases.json, concatenated per
+ * case at configure time). For every case main fills the outputs with NaNs, runs
+ * <name>_run once and compares every float32 output with the reference within the
+ * tolerance below. It prints over semihosting
  *
  *   model M case K: status S
  *   model M case K output J: N values, largest error R of the tolerance (value I: G, ONNX
@@ -18,8 +20,8 @@
  *   result: PASS|FAIL (C of N cases match)
  *
  * where R is max |got - want| / (atol + rtol |want|) (a NaN counts as infinite), reached at
- * value I (G the core's, W ONNX Runtime's), and
- * returns 0 only if every case ran with status 0 and every output matched.
+ * value I (G the core's, W ONNX Runtime's), and returns 0 only if every case ran with
+ * status 0 and every output matched.
  *
  * Tolerance: rtol 1e-4, atol 1e-6, the host test's (RunTimeBranchesMatchOnnxRuntime in
  * tests/e2e/test_control_flow.cc). The core computes in single precision like the host
@@ -78,6 +80,7 @@ int main(void) {
     for (j = 0; j < FW_OUTPUT_COUNT; ++j) memset(fw_output_buffers[j], 0xFF, fw_output_bytes[j]); /* NaNs */
     fw_model_bind(&model);
     status = FW_MODEL_RUN(&model);
+    fw_model_collect(&model);
     printf("model %s case %u: status %d\n", FW_MODEL_NAME, (unsigned)k, (int)status);
     ok = status == 0;
     for (j = 0; j < FW_OUTPUT_COUNT; ++j) ok &= check_output(k, j);
