@@ -21,10 +21,7 @@ require_variables(METADATA HEADER SOURCE INPUTS)
 file(READ "${METADATA}" metadata)
 string(JSON name GET "${metadata}" name)
 string(JSON target GET "${metadata}" target)
-string(JSON io_in_arena ERROR_VARIABLE no_io_in_arena GET "${metadata}" memory io_in_arena)
-if(no_io_in_arena)
-  set(io_in_arena OFF) # metadata.json of an aotc before --io-in-arena
-endif()
+string(JSON io_in_arena GET "${metadata}" memory io_in_arena)
 
 # "inputs" / "outputs": c_name and bytes of each tensor, and their offsets in a case file.
 foreach(kind IN ITEMS inputs outputs)

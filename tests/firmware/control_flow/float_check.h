@@ -5,10 +5,11 @@
  * The tolerance is the host tests' (tests/e2e/test_control_flow.cc): |got - want| <=
  * atol + rtol |want| for each value, by default rtol 1e-3, atol 1e-5 (torch's networks); a
  * program defines FLOAT_CHECK_RTOL and FLOAT_CHECK_ATOL before including this file for
- * another (runtime_branch.c: ONNX Runtime's models, 1e-4 and 1e-6). Bit equality with torch is not expected: newlib's
- * expf and tanhf may differ from glibc's in the last bits, the sums run in another order
- * than torch's, and the compilers may fuse multiply-adds (vfma). A NaN never passes: the outputs are filled with NaNs before
- * each run, so an output the run does not write fails. */
+ * another (runtime_branch.c: ONNX Runtime's models, 1e-4 and 1e-6). Bit equality with the
+ * reference is not expected: newlib's expf and tanhf may differ from glibc's in the last
+ * bits, the sums run in another order, and the compilers may fuse multiply-adds (vfma). A
+ * NaN never passes: the outputs are filled with NaNs before each run, so an output the run
+ * does not write fails. */
 #ifndef AOTC_TESTS_FIRMWARE_CONTROL_FLOW_FLOAT_CHECK_H_
 #define AOTC_TESTS_FIRMWARE_CONTROL_FLOW_FLOAT_CHECK_H_
 
