@@ -2,7 +2,8 @@
  *
  * The model, its test inputs and the expected outputs are compiled in (fw_model.h and
  * fw_data.c are generated at build time from the model's metadata.json and raw .bin
- * files). For every test case main copies the inputs into RAM, runs <name>_run once and
+ * files). For every test case main copies the inputs into RAM (for a model compiled with
+ * --io-in-arena, into its activation memory: fw_model_bind), runs <name>_run once and
  * prints over semihosting:
  *
  *   case K: status S, instructions N, stack B bytes
@@ -192,10 +193,12 @@ int main(void) {
     measure(&model, 0, &m);
     if (m.wrapped) {
       struct measurement counted;
+      fw_model_bind(&model); /* a model with its inputs in its arena may have overwritten them */
       measure(&model, 1, &counted);
       m.instructions = counted.instructions;
       if (counted.status != m.status) m.status = counted.status;
     }
+    fw_model_collect(&model);
     printf("case %" PRIu32 ": status %" PRId32 ", instructions ", k, m.status);
     print_u64(m.instructions);
     printf(", stack %" PRIu32 " bytes\n", m.stack_bytes);
