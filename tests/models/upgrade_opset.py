@@ -193,7 +193,8 @@ def reduce_axes_to_input(graph):
 
 def chunk_slices(graph, constants):
     """Groups of Slice nodes that cut one tensor into n equal consecutive parts along one axis
-    with step 1 and that cover it: {first slice's name: (data, axis, [outputs in order])}."""
+    with step 1 and that cover it:
+    {first slice's name: (data, axis, [their outputs in order], {their names})}."""
     by_data = {}
     for node in graph.node:
         if node.op_type == "Slice":
@@ -212,16 +213,16 @@ def chunk_slices(graph, constants):
                 break
             if starts.size != 1 or ends.size != 1 or axes.size != 1 or steps.size != 1 or int(steps[0]) != 1:
                 break
-            axis = int(axes[0]) % len(shape)
-            parts.append((axis, int(starts[0]), int(ends[0]), s))
+            parts.append((int(axes[0]), int(starts[0]), int(ends[0]), s))
         else:
             axis_set = {p[0] for p in parts}
             if len(axis_set) != 1:
                 continue
-            axis = axis_set.pop()
+            axis = axis_set.pop()  # as torch wrote it (-1 for the attention's chunk), negative or not
             parts.sort(key=lambda p: p[1])
-            size = shape[axis] // len(parts)
-            if shape[axis] % len(parts) == 0 and all(p[1] == i * size and p[2] == (i + 1) * size
+            length = shape[axis % len(shape)]
+            size = length // len(parts)
+            if length % len(parts) == 0 and all(p[1] == i * size and p[2] == (i + 1) * size
                                                      for i, p in enumerate(parts)):
                 first = min(slices, key=lambda s: list(graph.node).index(s))
                 groups[first.name] = (data, axis, [p[3].output[0] for p in parts], {p[3].name for p in parts})
