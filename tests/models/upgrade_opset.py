@@ -158,7 +158,10 @@ class ConstantValues:
             return numpy_helper.to_array(attribute(node, "value"))
         if node.op_type == "Shape":
             shape = self.shapes.get(node.input[0])
-            return None if shape is None else np.array(shape, dtype=np.int64)
+            if shape is None:
+                return None
+            # Shape-15's start and end clamp as Python's slice bounds do.
+            return np.array(shape[attribute(node, "start", 0):attribute(node, "end", len(shape))], dtype=np.int64)
         inputs = [self.get(i) for i in node.input]
         if any(v is None for v in inputs):
             return None
