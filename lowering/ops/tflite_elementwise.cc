@@ -1,5 +1,5 @@
-// TFLite ADD, SUB and MUL on float32, int8 and int32 tensors, ADD and SUB also on int16
-// tensors, with numpy broadcasting and a fused activation.
+// TFLite ADD, SUB and MUL on float32, int8, int16 and int32 tensors, with numpy broadcasting
+// and a fused activation.
 //
 // The quantized kernels repeat TensorFlow Lite Micro's reference kernels (integer_ops/add.h,
 // reference/add.h, reference/sub.h, integer_ops/mul.h) step for step, because their output
@@ -8,7 +8,9 @@
 // product of the zero-point-corrected inputs. The multipliers are computed at compile time
 // exactly as TFLite Micro's Prepare functions compute them, roundings included.
 //
-// int16 ADD and SUB take that general path whatever the pot_scale_int16 option says:
+// int16 MUL is int8's formula with zero points 0 (TensorFlow Lite Micro refuses others; the
+// product of two int16 values fits int32). int16 ADD and SUB take that general path whatever
+// the pot_scale_int16 option says:
 // TensorFlow Lite Micro's ADD calls reference_ops::Add with pot_scale false, and its SUB
 // has no power-of-two variant (TFLite's own power-of-two path, for zero points 0 and
 // power-of-two scales, is not what TFLite Micro runs).
@@ -92,13 +94,17 @@ ElementFunction quantized_add_sub(const Graph& g, const Node& node, Arithmetic o
   };
 }
 
-ElementFunction int8_mul(const Graph& g, const Node& node) {
+// int8 and int16 (reference_integer_ops::MulElementwise).
+ElementFunction quantized_mul(const Graph& g, const Node& node) {
   QuantizedMultiplier m = tflite::mul_multiplier(g, node);
   TensorId in1 = node.inputs[0], in2 = node.inputs[1], out = node.outputs[0];
   QuantizedRange range = tflite::output_range(g, node, out);
   int32_t out_zero_point = tflite::zero_point_of(g, out);
+  bool int8 = tflite::is_int8(g, out);
   return [=, &g](Expr a, Expr b) {
-    return requantized_s8(centered(g, in1, a) * centered(g, in2, b), m, out_zero_point, range);
+    Expr product = centered(g, in1, a) * centered(g, in2, b);
+    if (int8) return requantized_s8(product, m, out_zero_point, range);
+    return tflite::clamp(requantized(product, m) + out_zero_point, range);
   };
 }
 
@@ -126,7 +132,7 @@ ElementFunction int32_arithmetic(const Node& node, Arithmetic op) {
 ElementFunction element_function(const Graph& g, const Node& node, Arithmetic op) {
   if (g.tensor(node.inputs[0]).dtype == DataType::Float32()) return float_arithmetic(node, op);
   if (g.tensor(node.inputs[0]).dtype == DataType::Int(32)) return int32_arithmetic(node, op);
-  return op == Arithmetic::kMul ? int8_mul(g, node) : quantized_add_sub(g, node, op);
+  return op == Arithmetic::kMul ? quantized_mul(g, node) : quantized_add_sub(g, node, op);
 }
 
 // ---------------------------------------------------------------- operator
@@ -135,11 +141,9 @@ void infer_arithmetic(Graph& g, Node& node, Arithmetic op) {
   const Tensor& a = require_input(g, node, 0);
   const Tensor& b = require_input(g, node, 1);
   if (a.dtype != b.dtype) node_error(node, "inputs have different types " + a.dtype.str() + " and " + b.dtype.str());
-  bool int16_supported = op != Arithmetic::kMul;
-  if (a.dtype != DataType::Float32() && a.dtype != DataType::Int(8) && a.dtype != DataType::Int(32) &&
-      !(int16_supported && a.dtype == DataType::Int(16)))
-    node_error(node, "input '" + a.name + "' is " + a.dtype.str() + "; only float32, int8, " +
-                         (int16_supported ? "int16 and int32" : "and int32") + " are supported");
+  if (a.dtype != DataType::Float32() && a.dtype != DataType::Int(8) && a.dtype != DataType::Int(16) &&
+      a.dtype != DataType::Int(32))
+    node_error(node, "input '" + a.name + "' is " + a.dtype.str() + "; only float32, int8, int16 and int32 are supported");
   tflite::set_declared_output(g, node, 0, a.dtype, broadcast_shapes(node, a.shape, b.shape));
   if (a.dtype == DataType::Int(32)) {
     for (TensorId id : {node.inputs[0], node.inputs[1], node.outputs[0]})
@@ -147,8 +151,12 @@ void infer_arithmetic(Graph& g, Node& node, Arithmetic op) {
         node_error(node, "tensor '" + g.tensor(id).name + "' is a quantized int32; int32 arithmetic takes unquantized tensors (as TFLite Micro's ADD and SUB require)");
     element_function(g, node, op);  // rejects an activation it has no int32 range for
   } else if (a.dtype != DataType::Float32()) {
-    for (TensorId id : {node.inputs[0], node.inputs[1], node.outputs[0]})
+    for (TensorId id : {node.inputs[0], node.inputs[1], node.outputs[0]}) {
       tflite::require_per_tensor_quantized(g, node, id);
+      if (op == Arithmetic::kMul && a.dtype == DataType::Int(16) && tflite::zero_point_of(g, id) != 0)
+        node_error(node, "tensor '" + g.tensor(id).name + "' has zero point " + std::to_string(tflite::zero_point_of(g, id)) +
+                             "; an int16 MUL takes zero points 0 (as TFLite Micro requires)");
+    }
     element_function(g, node, op);  // rejects multipliers TFLite rejects, now rather than at lowering
   }
 }

@@ -1,10 +1,11 @@
-// TFLite AVERAGE_POOL_2D and MAX_POOL_2D on NHWC float32 and int8 tensors.
+// TFLite AVERAGE_POOL_2D and MAX_POOL_2D on NHWC float32, int8 and int16 tensors.
 //
 // As in TFLite's reference kernels (reference/pooling.h, integer_ops/pooling.h), a window
 // that reaches into the padding is clipped to the input (window.h): the loops run over the
-// taps that fall inside it, and an average divides by their number. The int8 average is an int32
-// sum divided with rounding half away from zero; int8 values are pooled as stored, without
-// rescaling, because TFLite requires input and output to share their quantization. On a
+// taps that fall inside it, and an average divides by their number. The int8 and int16 average
+// is an int32 sum divided with rounding half away from zero; quantized values are pooled as
+// stored, without rescaling, because TFLite requires input and output to share their
+// quantization. On a
 // core with Helium the int8 sums of windows inside the input are vector sums
 // (runtime-c/aotc_mve.h).
 #include <cmath>
@@ -42,24 +43,24 @@ PoolGeometry pool_geometry(const Graph& g, const Node& node) {
   return p;
 }
 
-// TFLite Micro's PoolingPrepare: int8 input and output must share scale and zero point.
+// TFLite Micro's PoolingPrepare: int8 and int16 input and output must share scale and zero point.
 void require_same_quantization(const Graph& g, const Node& node) {
   TensorId in = node.inputs[0], out = node.outputs[0];
   for (TensorId id : {in, out}) tflite::require_per_tensor_quantized(g, node, id);
   if (std::fabs(tflite::scale_of(g, in) - tflite::scale_of(g, out)) > 1e-6 ||
       tflite::zero_point_of(g, in) != tflite::zero_point_of(g, out))
     node_error(node, "input '" + g.tensor(in).name + "' and output '" + g.tensor(out).name +
-                         "' have different quantization; TFLite pools int8 values without rescaling");
+                         "' have different quantization; TFLite pools quantized values without rescaling");
 }
 
 void infer_pool(Graph& g, Node& node) {
   PoolGeometry p = pool_geometry(g, node);
   DataType t = g.tensor(node.inputs[0]).dtype;
-  if (t != DataType::Float32() && t != DataType::Int(8))
-    node_error(node,
-               "input '" + g.tensor(node.inputs[0]).name + "' is " + t.str() + "; only float32 and int8 are supported");
+  if (t != DataType::Float32() && t != DataType::Int(8) && t != DataType::Int(16))
+    node_error(node, "input '" + g.tensor(node.inputs[0]).name + "' is " + t.str() +
+                         "; only float32, int8 and int16 are supported");
   tflite::set_declared_output(g, node, 0, t, {p.batches, p.axes[0].output, p.axes[1].output, p.channels});
-  if (t == DataType::Int(8)) require_same_quantization(g, node);
+  if (t != DataType::Float32()) require_same_quantization(g, node);
 }
 
 // The reduction over one window: `init`, then `update(acc, x)` for each input element x
@@ -72,7 +73,8 @@ struct WindowReduction {
   bool uses_count;
 };
 
-WindowReduction int8_average(const Graph& g, const Node& node) {
+// int8 and int16 (reference_integer_ops::AveragePool and MaxPool, one formula for both).
+WindowReduction quantized_average(const Graph& g, const Node& node) {
   QuantizedRange range = tflite::output_range(g, node, node.outputs[0]);
   return {ir::make_int(0), [](Expr acc, Expr x) { return acc + ir::cast(DataType::Int(32), x); },
           [range](Expr sum, Expr count) {
@@ -83,9 +85,10 @@ WindowReduction int8_average(const Graph& g, const Node& node) {
           true};
 }
 
-WindowReduction int8_max(const Graph& g, const Node& node) {
+WindowReduction quantized_max(const Graph& g, const Node& node) {
   QuantizedRange range = tflite::output_range(g, node, node.outputs[0]);
-  return {ir::make_int(std::numeric_limits<int8_t>::min()),
+  bool int16 = g.tensor(node.inputs[0]).dtype == DataType::Int(16);
+  return {ir::make_int(int16 ? std::numeric_limits<int16_t>::min() : std::numeric_limits<int8_t>::min()),
           [](Expr acc, Expr x) { return ir::max(acc, ir::cast(DataType::Int(32), x)); },
           [range](Expr max, Expr) { return tflite::clamp(max, range); }, false};
 }
@@ -106,9 +109,9 @@ WindowReduction float_max(const Node& node) {
 }
 
 WindowReduction window_reduction(const Graph& g, const Node& node, PoolKind kind) {
-  bool quantized = g.tensor(node.inputs[0]).dtype == DataType::Int(8);
-  if (kind == PoolKind::kAverage) return quantized ? int8_average(g, node) : float_average(node);
-  return quantized ? int8_max(g, node) : float_max(node);
+  bool quantized = g.tensor(node.inputs[0]).dtype != DataType::Float32();
+  if (kind == PoolKind::kAverage) return quantized ? quantized_average(g, node) : float_average(node);
+  return quantized ? quantized_max(g, node) : float_max(node);
 }
 
 // Output element o = (n, oy, ox, c): the reduction over its window, clipped to the input.

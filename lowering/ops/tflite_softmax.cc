@@ -1,4 +1,5 @@
-// TFLite SOFTMAX over the last axis: float32, and int8 input with int8 or int16 output.
+// TFLite SOFTMAX over the last axis: float32, int8 input with int8 or int16 output, and
+// int16 (16x8 models).
 //
 // The float kernel is TFLite's: e = exp((x - max) * beta) for each element, the float sum
 // of the e in order, then e / sum. The int8 kernel is TensorFlow Lite Micro's integer
@@ -8,6 +9,13 @@
 // multiplied by the fixed-point reciprocal of the sum. Differences below diff_min would
 // not fit in Q5.26 after rescaling; their exponentials count as zero and their outputs
 // are the output type's minimum. Only integer arithmetic runs in the int8 kernel.
+//
+// The int16 kernel is TensorFlow Lite Micro's SoftmaxInt16: each difference x - max is
+// rescaled so that [-65535, 0] stands for [-10, 0], looked up in a 513-entry table of exp
+// with linear interpolation, the int16 exponentials are summed in int32 and the sum's
+// reciprocal is looked up in a table of 1 / (1 + x) after normalizing it by its leading
+// zeros. The tables are TFLite's LUTPopulate<int16_t>, computed at compile time in the same
+// float arithmetic (and the host's expf) and emitted as constants.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -77,6 +85,38 @@ void require_probability_output(const Graph& g, const Node& node) {
                          (y.dtype == DataType::Int(8) ? "1/256 and -128" : "1/65536 and -32768"));
 }
 
+// ---------------------------------------------------------------- int16
+
+// The int16 kernel's limits: a depth whose sum of exponentials (each at most 32767) stays
+// below 2^31, which the normalization by leading zeros needs.
+constexpr int64_t kMaxInt16Depth = 65536;
+
+// TFLite Micro's CalculateSoftmaxParams for int16: zero points 0, output scale 1/32768, and
+// the multiplier that maps input differences onto the exp table's [-65535, 0] = [-10, 0].
+QuantizedMultiplier int16_input_multiplier(const Graph& g, const Node& node) {
+  return quantize_multiplier(tflite::scale_of(g, node.inputs[0]) * beta_of(node) / (10.0 / 65535.0));
+}
+
+void infer_int16_softmax(Graph& g, Node& node) {
+  const Tensor& x = g.tensor(node.inputs[0]);
+  const Tensor& y = g.tensor(node.outputs.at(0));
+  if (y.dtype != DataType::Int(16))
+    node_error(node, "output '" + y.name + "' is " + y.dtype.str() + "; an int16 softmax writes int16");
+  tflite::set_declared_output(g, node, 0, y.dtype, x.shape);
+  for (TensorId id : {node.inputs[0], node.outputs[0]}) {
+    tflite::require_per_tensor_quantized(g, node, id);
+    if (tflite::zero_point_of(g, id) != 0)
+      node_error(node, "tensor '" + g.tensor(id).name + "' has zero point " + std::to_string(tflite::zero_point_of(g, id)) +
+                           "; TFLite's int16 softmax needs 0");
+  }
+  float scale = static_cast<float>(tflite::scale_of(g, node.outputs[0]));
+  if (std::fabs(scale - 1.f / 32768) > 0.001f / 32768)
+    node_error(node, "output '" + y.name + "' has scale " + std::to_string(scale) + "; TFLite's int16 softmax needs 1/32768");
+  if (x.shape.back() > kMaxInt16Depth)
+    node_error(node, "softmax over " + std::to_string(x.shape.back()) + " values: the int16 kernel's int32 sum of " +
+                         "exponentials holds at most " + std::to_string(kMaxInt16Depth));
+}
+
 void infer_softmax(Graph& g, Node& node) {
   const Tensor& x = require_input(g, node, 0);
   if (x.shape.empty()) node_error(node, "input '" + x.name + "' must have at least one dimension");
@@ -85,8 +125,12 @@ void infer_softmax(Graph& g, Node& node) {
     tflite::set_declared_output(g, node, 0, x.dtype, x.shape);
     return;
   }
+  if (x.dtype == DataType::Int(16)) {
+    infer_int16_softmax(g, node);
+    return;
+  }
   if (x.dtype != DataType::Int(8))
-    node_error(node, "input '" + x.name + "' is " + x.dtype.str() + "; only float32 and int8 are supported");
+    node_error(node, "input '" + x.name + "' is " + x.dtype.str() + "; only float32, int8 and int16 are supported");
   if (y.dtype != DataType::Int(8) && y.dtype != DataType::Int(16))
     node_error(node, "output '" + y.name + "' is " + y.dtype.str() + "; an int8 softmax writes int8 or int16");
   tflite::set_declared_output(g, node, 0, y.dtype, x.shape);
@@ -226,11 +270,117 @@ class QuantizedSoftmaxRow {
   int64_t depth_;
 };
 
+// TFLite's LUTPopulate<int16_t> (kernels/internal/common.h, the float variant): 512 samples
+// of `transform` over the int16 input range, each corrected by half the error of the linear
+// interpolation at its step's midpoint, and the value at the range's end. Every operation
+// is float, in TFLite's order, so that the table is TFLite's bit for bit.
+std::vector<double> int16_table(float input_scale, int32_t input_zero_point, float output_scale, int32_t output_zero_point,
+                                float (*transform)(float)) {
+  const float input_min = input_scale * static_cast<float>(std::numeric_limits<int16_t>::min() - input_zero_point);
+  const float input_max = input_scale * static_cast<float>(std::numeric_limits<int16_t>::max() - input_zero_point);
+  const float output_min = output_scale * static_cast<float>(std::numeric_limits<int16_t>::min() - output_zero_point);
+  const float output_max = output_scale * static_cast<float>(std::numeric_limits<int16_t>::max() - output_zero_point);
+  const int steps = 512;
+  const float step = (input_max - input_min) / static_cast<float>(steps);
+  const float half_step = step / 2;
+  const float output_scaling_inv = 65536.0f / (output_max - output_min);
+  auto clamped = [](float v) {
+    return static_cast<double>(static_cast<int16_t>(std::min(std::max(v, -32768.0f), 32767.0f)));
+  };
+  std::vector<double> table;
+  for (int i = 0; i < steps; ++i) {
+    const float value = transform(input_min + static_cast<float>(i) * step);
+    const float midpoint = transform(input_min + static_cast<float>(i) * step + half_step);
+    const float next = transform(input_min + static_cast<float>(i + 1) * step);
+    const float sample = std::round(value * output_scaling_inv);
+    const float midpoint_interpolated = std::round((next * output_scaling_inv + std::round(value * output_scaling_inv)) / 2);
+    const float midpoint_sampled = std::round(midpoint * output_scaling_inv);
+    const float bias = std::round((midpoint_interpolated - midpoint_sampled) / 2);
+    table.push_back(clamped(sample - bias));
+  }
+  table.push_back(clamped(std::round(transform(input_max) * output_scaling_inv)));
+  return table;
+}
+
+float exp_of(float v) { return std::exp(v); }
+float one_over_one_plus(float v) { return 1.0f / (1.0f + v); }
+
+// a mod m and a / m rounded down (m > 0): C's % and / truncate toward zero, TFLite's >> and &
+// on negative values round down.
+Expr floor_mod(const Expr& a, const Expr& m) { return ((a % m) + m) % m; }
+Expr floor_div(const Expr& a, const Expr& m) { return (a - floor_mod(a, m)) / m; }
+
+// TFLite's LUTLookup of an int16 value (here an int32 in [-32768, 32767]): the table entry
+// at its top 9 bits, interpolated by its low 7 bits.
+Expr table_lookup(const ir::Buffer& table, const Expr& value) {
+  Expr offset = floor_mod(value, ir::make_int(128));
+  Expr index = (value - offset) / ir::make_int(128) + ir::make_int(256);
+  Expr base = ir::cast(DataType::Int(32), ir::load(table, {index}));
+  Expr slope = ir::cast(DataType::Int(32), ir::load(table, {index + ir::make_int(1)})) - base;
+  return ir::cast(DataType::Int(32), ir::cast(DataType::Int(16), base + floor_div(slope * offset + ir::make_int(64), ir::make_int(128))));
+}
+
+Expr saturate_int16(const Expr& v) { return ir::min(ir::max(v, ir::make_int(-32768)), ir::make_int(32767)); }
+
+// The int16 kernel on one row; `powers` holds 2^k as int64 for k in [0, 32].
+ir::Stmt int16_softmax_row(const QuantizedMultiplier& input, const ir::Buffer& exp_table, const ir::Buffer& reciprocal_table,
+                           const ir::Buffer& powers, const ir::Buffer& x, const ir::Buffer& y,
+                           const std::vector<Expr>& row, int64_t depth) {
+  const DataType i32 = DataType::Int(32), i64 = DataType::Int(64);
+  return with_row_max(ir::make_int(std::numeric_limits<int16_t>::min()), x, row, depth, [&](Expr max) {
+    return with_accumulator("sum_of_exps", ir::make_int(0), [&](const Accumulator& sum) {
+      // The exponentials, cached in the output row (as TFLite does), and their sum.
+      ir::Stmt exponentials = for_each_class(depth, [&](Expr c) {
+        Expr scaled = ir::mul_by_quantized_multiplier(ir::cast(i32, ir::load(x, at(row, c))) - max, input.multiplier, input.shift);
+        return bind("e", table_lookup(exp_table, saturate_int16(scaled + ir::make_int(32767))), [&](Expr e) {
+          return ir::seq({ir::store(y, at(row, c), ir::cast(DataType::Int(16), e)), sum.set(sum.value() + e)});
+        });
+      });
+      ir::Stmt outputs = bind("headroom_plus_one", ir::count_leading_zeros(sum.value()), [&](Expr headroom) {
+        Expr shifted_sum = ir::cast(i32, (ir::cast(i64, sum.value()) * ir::load(powers, {headroom - ir::make_int(1)}) +
+                                          ir::make_int(1 << 13, i64)) / ir::make_int(1 << 14, i64));
+        Expr reciprocal = table_lookup(reciprocal_table, saturate_int16(shifted_sum - ir::make_int((1 << 15) + (1 << 16))));
+        return bind("reciprocal", reciprocal, [&](Expr r) {
+          Expr right_shift = ir::make_int(31) - headroom;
+          return for_each_class(depth, [&](Expr c) {
+            Expr product = ir::cast(i64, ir::load(y, at(row, c))) * ir::cast(i64, r) + ir::load(powers, {right_shift - ir::make_int(1)});
+            Expr result = ir::cast(i32, floor_div(product, ir::load(powers, {right_shift})));
+            return ir::store(y, at(row, c), ir::cast(DataType::Int(16), ir::min(ir::max(result, ir::make_int(0)), ir::make_int(32767))));
+          });
+        });
+      });
+      return ir::seq({exponentials, outputs});
+    });
+  });
+}
+
+LoweredOp lower_int16_softmax(const Graph& g, const Node& node, KernelBuilder& kb, const ir::Buffer& x, const ir::Buffer& y) {
+  const float range = 65535.0f;
+  std::vector<double> exp_values = int16_table(10.0f / range, 32767, 2.0f / range, 0, exp_of);
+  std::vector<double> reciprocal_values = int16_table(1.0f / range, -32768, 2.0f / range, 0, one_over_one_plus);
+  std::vector<double> powers;
+  for (int k = 0; k <= 32; ++k) powers.push_back(static_cast<double>(int64_t{1} << k));
+  QuantizedMultiplier input = int16_input_multiplier(g, node);
+  std::vector<int64_t> rows(x->shape.begin(), x->shape.end() - 1);
+  int64_t depth = x->shape.back();
+  ir::Stmt body = ir::allocate_const("exp_table", DataType::Int(16), exp_values, [&](const ir::Buffer& exp_table) {
+    return ir::allocate_const("reciprocal_table", DataType::Int(16), reciprocal_values, [&](const ir::Buffer& reciprocal_table) {
+      return ir::allocate_const("powers_of_two", DataType::Int(64), powers, [&](const ir::Buffer& power_table) {
+        return ir::loop_nest(rows, {}, [&](const std::vector<Expr>& row) {
+          return int16_softmax_row(input, exp_table, reciprocal_table, power_table, x, y, row, depth);
+        });
+      });
+    });
+  });
+  return kb.finish(body);
+}
+
 LoweredOp lower_softmax(const LowerContext& ctx) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
   KernelBuilder kb(ctx);
   ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
+  if (x->dtype == DataType::Int(16)) return lower_int16_softmax(g, node, kb, x, y);
   std::vector<int64_t> rows(x->shape.begin(), x->shape.end() - 1);
   int64_t depth = x->shape.back();
   float beta = static_cast<float>(beta_of(node));

@@ -10,7 +10,8 @@ FULLY_CONNECTED, zero point 0), int32 biases at input scale x weight scale, fold
 as MUL + ADD with per-channel constants, fixed output quantizations where TFLite requires
 them (SOFTMAX, LOGISTIC, TANH), the input's quantization kept where it must be (pooling,
 PAD, RESHAPE, TRANSPOSE, CONCATENATION, STRIDED_SLICE), and int16 (16x8: zero point 0, int64
-bias) sections entered and left through QUANTIZE for CONV_2D, FULLY_CONNECTED, ADD and SUB.
+bias) sections entered and left through QUANTIZE for CONV_2D, FULLY_CONNECTED, ADD, SUB, MUL
+the pools and SOFTMAX.
 Scales are drawn over 1e-4..1 and zero points over the whole int8 range; output scales are
 mostly derived from the expected range of the result (so outputs are not all saturated) and
 sometimes drawn at random (so saturation is tested too). Needs numpy and python3-flatbuffers."""
@@ -344,7 +345,7 @@ class Gen:
         return y
 
     def softmax(s, x):
-        y = s.act_tensor(x.shape, I8, 1.0 / 256, -128)
+        y = s.act_tensor(x.shape, I8, 1.0 / 256, -128) if x.typ == I8 else s.act_tensor(x.shape, I16, 1.0 / 32768, 0)
         beta = 1.0 if s.chance(0.7) else float(s.r.uniform(0.1, 2.0))
         s.m.op(SOFTMAX, [x.idx], [y.idx], OPT_SOFTMAX, [(0, 'f', beta)])
         return y
@@ -406,12 +407,11 @@ class Gen:
         """One operator on x (or a QUANTIZE into / out of int16). None if it does not fit."""
         r = len(x.shape)
         if x.typ == I16:
-            # Not int16 MUL, SOFTMAX, AVERAGE_POOL_2D, MAX_POOL_2D: aotc refuses them.
-            choices = [("conv", 3), ("dw", 2), ("fc", 2), ("add", 2), ("sub", 1), ("reduce", 2),
-                       ("pad", 1), ("reshape", 1), ("transpose", 1), ("concat", 1), ("sigmoid", 1),
+            choices = [("conv", 3), ("dw", 2), ("fc", 2), ("add", 2), ("sub", 1), ("mul", 1), ("reduce", 2),
+                       ("pool", 1), ("softmax", 1), ("pad", 1), ("reshape", 1), ("transpose", 1), ("concat", 1), ("sigmoid", 1),
                        ("act", 1), ("slice", 2), ("requant16", 1), ("back", 2)]
             if r != 4:
-                choices = [c for c in choices if c[0] not in ("conv", "dw")]
+                choices = [c for c in choices if c[0] not in ("conv", "dw", "pool")]
             if r == 0:
                 choices = [c for c in choices if c[0] in ("reshape", "sigmoid", "act", "back")]
         else:
@@ -430,7 +430,7 @@ class Gen:
                  binary=s.binary, reduce=s.reduce, pool=s.pool, pad=s.pad, reshape=s.reshape,
                  transpose=s.transpose, concat=s.concat, softmax=s.softmax, sigmoid=s.logistic_tanh,
                  act=s.activation, requant=s.requantize, slice=s.strided_slice,
-                 add=lambda a: s.binary(a, ADD), sub=lambda a: s.binary(a, SUB),
+                 add=lambda a: s.binary(a, ADD), sub=lambda a: s.binary(a, SUB), mul=lambda a: s.binary(a, MUL),
                  int16=lambda a: s.requantize(a, I16), requant16=lambda a: s.requantize(a, I16),
                  back=lambda a: s.requantize(a, I8))[what]
         y = f(x)

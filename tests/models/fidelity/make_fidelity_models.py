@@ -129,3 +129,53 @@ pad_mul("pad_mul_requant")
 conv16_no_bias("conv16_no_bias")
 fc16_no_bias("fc16_no_bias", False)
 fc16_no_bias("fc16_no_bias_acc32", True)
+
+
+AVERAGE_POOL_2D, MAX_POOL_2D, POOL_2D_OPTIONS, SAME, RELU6 = 1, 17, 5, 0, 3
+
+
+def int16s(shape):
+    return rng.integers(-32768, 32768, size=shape, dtype=np.int64).astype(np.int16)
+
+
+def mul16(name):
+    """An int16 MUL (16x8 models) by a per-channel constant, broadcast, with a fused RELU:
+    refused by aotc until issue #26; TFLite Micro computes it as the int8 MUL with zero
+    points 0."""
+    m = M()
+    x = m.t("x", I16, [1, 5, 7, 16], inp=True, scale=[0.00042], zp=[0])
+    k = m.t("k", I16, [16], data=int16s([16]).tobytes(), scale=[0.000061], zp=[0])
+    y = m.t("y", I16, [1, 5, 7, 16], out=True, scale=[0.00017], zp=[0])
+    m.op(MUL, [x, k], [y], MUL_OPTIONS, [(0, 'b', RELU)])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
+def pool16(name):
+    """int16 AVERAGE_POOL_2D (3x3, stride 2, SAME: windows clipped at the edges, rounding
+    half away from zero) then MAX_POOL_2D (2x2, stride 1, VALID) with a fused RELU6."""
+    m = M()
+    q = dict(scale=[0.00025], zp=[0])
+    x = m.t("x", I16, [1, 9, 11, 8], inp=True, **q)
+    avg = m.t("avg", I16, [1, 5, 6, 8], **q)
+    m.op(AVERAGE_POOL_2D, [x], [avg], POOL_2D_OPTIONS,
+         [(0, 'b', SAME), (1, 'i', 2), (2, 'i', 2), (3, 'i', 3), (4, 'i', 3), (5, 'b', 0)])
+    y = m.t("y", I16, [1, 4, 5, 8], out=True, **q)
+    m.op(MAX_POOL_2D, [avg], [y], POOL_2D_OPTIONS,
+         [(0, 'b', VALID), (1, 'i', 1), (2, 'i', 1), (3, 'i', 2), (4, 'i', 2), (5, 'b', RELU6)])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
+def softmax16(name, beta):
+    """An int16 SOFTMAX (TFLite Micro's SoftmaxInt16: exp and 1 / (1 + x) tables with
+    interpolation) over 40 classes, rows of 3 x 5."""
+    m = M()
+    x = m.t("x", I16, [3, 5, 40], inp=True, scale=[0.00021], zp=[0])
+    y = m.t("y", I16, [3, 5, 40], out=True, scale=[1.0 / 32768], zp=[0])
+    m.op(SOFTMAX, [x], [y], SOFTMAX_OPTIONS, [(0, 'f', beta)])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
+mul16("mul16_relu")
+pool16("pool16_avg_max")
+softmax16("softmax16", 1.0)
+softmax16("softmax16_beta", 0.37)
