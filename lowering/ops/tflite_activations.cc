@@ -320,9 +320,12 @@ LutRescale int16_lut_rescale(const Graph& g, const Node& node, bool logistic) {
     ++shift;
     multiplier *= 2.0;
   }
-  if (multiplier > 32767.0)
+  // A scale above 32767 / (3 * 4096) keeps its multiplier above 32767 (shift 0), which
+  // TFLite Micro uses as it is: every int16 input times it stays inside int32 up to 65535.
+  if (multiplier >= 65536.0)
     node_error(node, "the input scale " + std::to_string(scale) +
-                         " is too large for TFLite's int16 table look-up (at most 32767 / (3 * 4096))");
+                         " is too large for TFLite's int16 table look-up (below 65536 / (3 * 4096): input times "
+                         "its multiplier must stay inside int32)");
   return {static_cast<int32_t>(multiplier), shift};
 }
 

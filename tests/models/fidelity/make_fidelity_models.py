@@ -175,7 +175,23 @@ def softmax16(name, beta):
     m.build(os.path.join(here, name + ".tflite"))
 
 
+LOGISTIC, TANH = 14, 28
+
+
+def table16_large_scale(name, code, scale):
+    """int16 TANH or LOGISTIC of an input whose scale is above 32767 / (3 * 4096): the table
+    look-up multiplier stays above 32767, which TFLite Micro uses unchanged (found by the
+    TFLite differential test; aotc refused it)."""
+    m = M()
+    x = m.t("x", I16, [2, 64], inp=True, scale=[scale], zp=[0])
+    y = m.t("y", I16, [2, 64], out=True, scale=[1.0 / 32768], zp=[0])
+    m.op(code, [x], [y])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
 mul16("mul16_relu")
 pool16("pool16_avg_max")
 softmax16("softmax16", 1.0)
 softmax16("softmax16_beta", 0.37)
+table16_large_scale("tanh16_large_scale", TANH, 3.9)
+table16_large_scale("logistic16_large_scale", LOGISTIC, 5.1)
