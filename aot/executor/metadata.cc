@@ -102,6 +102,7 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
     // Multiply-accumulates and shape of the kernels that say (convolutions, fully connected).
     if (k.func.attrs.count("macs")) kj["macs"] = std::stoll(k.func.attrs.at("macs"));
     if (k.func.attrs.count("geometry")) kj["geometry"] = k.func.attrs.at("geometry");
+    if (k.func.attrs.count("kernel")) kj["kernel"] = k.func.attrs.at("kernel");
     j["kernels"].push_back(kj);
   }
 

@@ -189,6 +189,9 @@ std::string to_string(const PrimFunc& f) {
   os << ")";
   for (size_t i = 0; i < f.globals.size(); ++i)
     os << (i ? ", " : " reads ") << f.globals[i]->name << ": " << shape_text(f.globals[i]);
+  // The kernel the kernel strategy chose (lowering/kernels/conv_kernels.h), where it chose.
+  auto kernel = f.attrs.find("kernel");
+  if (kernel != f.attrs.end()) os << " kernel " << kernel->second;
   os << " {\n" << to_string(f.body, 1) << "}\n";
   return os.str();
 }

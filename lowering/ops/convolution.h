@@ -19,6 +19,7 @@
 #include <functional>
 #include <vector>
 
+#include "lowering/ir/quantization.h"
 #include "lowering/ops/kernel_builder.h"
 #include "lowering/ops/window.h"
 
@@ -30,6 +31,16 @@ struct FoldedConvConstants {
   const Tensor* filter = nullptr;  // [M, KH, KW, C] (depthwise: [1, KH, KW, C]), int8, zero point 0
   const Tensor* bias = nullptr;    // [M] int32, or null
   int32_t input_zero_point = 0;
+};
+
+// How an int8 sum becomes an output element when the arithmetic is the fixed-point
+// requantization of TFLite (MultiplyByQuantizedMultiplier) per output channel: one
+// multiplier per channel, the output's zero point, the fused activation's range. Kernels
+// that requantize vectors of channels at once (Helium) take it in this form.
+struct ChannelRequantization {
+  std::vector<QuantizedMultiplier> channels;
+  int32_t output_zero_point = 0;
+  QuantizedRange range{-128, 127};
 };
 
 // Where the channel axis of the activations is: NCHW (ONNX) or NHWC (TFLite).

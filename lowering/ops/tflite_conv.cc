@@ -8,23 +8,23 @@
 // per-channel multiplier and shift computed at compile time, add the output zero point
 // and clamp to the fused activation's range: integer arithmetic only. 16x8 kernels
 // (zero points 0) accumulate in the bias's type, int64 (requantized by the 64-bit
-// MultiplyByQuantizedMultiplier) or int32 (by the 32-bit one), as TFLite Micro does. The convolutions
-// are the shared kernel of convolution.h (NHWC); this file reads TFLite's options and
-// defines TFLite's quantization scheme (TfliteConvArithmetic), which the fully connected
-// layer and the transposed convolution use too.
+// MultiplyByQuantizedMultiplier) or int32 (by the 32-bit one), as TFLite Micro does. This
+// file reads TFLite's options and defines TFLite's quantization scheme
+// (TfliteConvArithmetic), which the fully connected layer and the transposed convolution use
+// too; a convolution is then a ConvProblem, whose kernel the kernel strategy chooses
+// (lowering/kernels/conv_kernels.h).
 #include <algorithm>
 #include <memory>
 
-#include "lowering/ir/runtime_calls.h"
 #include "aot/graph/op_registry.h"
-#include "lowering/ops/blocked_f32.h"
+#include "lowering/ir/runtime_calls.h"
+#include "lowering/kernels/conv_kernels.h"
+#include "lowering/kernels/dsp/dsp.h"
+#include "lowering/kernels/dsp/fully_connected_s8.h"
+#include "lowering/kernels/fpu/blocked_f32.h"
+#include "lowering/kernels/mve/conv_mve_s8.h"
 #include "lowering/ops/channel_constants.h"
-#include "lowering/ops/conv_blocked_s8.h"
-#include "lowering/ops/conv_mve_s8.h"
 #include "lowering/ops/convolution.h"
-#include "lowering/ops/depthwise3_s8.h"
-#include "lowering/ops/depthwise_s8.h"
-#include "lowering/ops/fully_connected_s8.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
@@ -229,17 +229,9 @@ bool int8_constant_symmetric(const LowerContext& ctx) {
   return tflite::is_int8(g, node.inputs[0]) && constant && symmetric;
 }
 
-// The int8 register blocks (depthwise3_s8.h, depthwise_s8.h, conv_blocked_s8.h,
-// fully_connected_s8.h) on a microcontroller: with the DSP extension their micro-kernels
-// use SMLAD; without it (cortex-m0plus, riscv32) the same blocks, packing and folding run
-// aotc_dot.h's plain C, which takes fewer instructions there than the generic kernels
-// (bench/firmware/README.md, "Cores without DSP"). The host (`simd`) keeps the generic
-// loops, which its compiler vectorizes.
-bool int8_blocks_pay(const LowerContext& ctx) { return ctx.target.has("dsp") || !ctx.target.has("simd"); }
-
 // TFLite's requantization of a kernel with input 0 and filter 1 into `output`, per channel.
-MveRequantization mve_requantization(const Graph& g, const Node& node, TensorId output, int64_t channels) {
-  MveRequantization q;
+ChannelRequantization channel_requantization(const Graph& g, const Node& node, TensorId output, int64_t channels) {
+  ChannelRequantization q;
   q.channels = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], output, channels);
   if (q.channels.size() == 1) q.channels.resize(static_cast<size_t>(channels), q.channels[0]);
   q.output_zero_point = tflite::zero_point_of(g, output);
@@ -247,11 +239,11 @@ MveRequantization mve_requantization(const Graph& g, const Node& node, TensorId 
   return q;
 }
 
-// The float32 register blocks (blocked_f32.h) take float32 with a constant filter on a
-// core with an FPU.
-bool float_blocks_apply(const LowerContext& ctx) {
+// float32 input and a constant float32 filter: what the float32 register blocks
+// (blocked_f32.h) pack.
+bool float32_constant_filter(const LowerContext& ctx) {
   const Graph& g = ctx.graph;
-  return ctx.target.has("fpu") && g.tensor(ctx.node.inputs[0]).dtype == DataType::Float32() &&
+  return g.tensor(ctx.node.inputs[0]).dtype == DataType::Float32() &&
          g.tensor(ctx.node.inputs[1]).dtype == DataType::Float32() && g.tensor(ctx.node.inputs[1]).is_constant();
 }
 
@@ -280,55 +272,29 @@ LoweredOp with_conv_work(LoweredOp lowered, const ConvGeometry& c, bool depthwis
   return with_work(std::move(lowered), macs, kernel + (unit_stride ? "" : "/" + stride) + " " + channels + ", out " + out);
 }
 
+// The convolution as a ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h),
+// which picks the kernel for the target: Helium's vector kernels, the int8 register blocks,
+// the float32 register blocks or the generic loops.
 LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
-  ConvGeometry c = conv_geometry(g, node, depthwise);
-  KernelBuilder kb(ctx);
-  ConvOperands ops;
-  ops.input = kb.input(0, "input");
-  ops.input_tensor = node.inputs[0];
+  ConvProblem p;
+  p.geometry = conv_geometry(g, node, depthwise);
+  p.depthwise = depthwise;
   // An epilogue fused behind the node (a residual ADD) starts from the node's own output.
-  std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, anchor_output(node), c.out_channels);
-  // On a core with Helium an int8 convolution with constant weights takes the vector
-  // kernels (conv_mve_s8.h). On other microcontrollers (int8_blocks_pay) it takes a
-  // specialized kernel: depthwise with kernels three wide over a padded plane per channel
-  // (depthwise3_s8.h), other depthwise with unrolled taps (depthwise_s8.h), otherwise
-  // register blocks over weights packed at compile time (conv_blocked_s8.h); where a kernel
-  // packs the weights its table replaces the filter. All fold the input's zero point into
-  // their own bias tables.
-  const bool constant_symmetric = int8_constant_symmetric(ctx);
-  bool helium = ctx.target.has("mve") && constant_symmetric && mve_conv_s8_applies(c);
-  bool specialized = helium || (int8_blocks_pay(ctx) && constant_symmetric &&
-                                (depthwise ? depthwise_s8_applies(c) || depthwise3_s8_applies(c) : blocked_conv_s8_applies(c)));
-  if (specialized) {
-    // Kernels three wide over a padded plane (depthwise3_s8.h), with their own packed taps.
-    bool three_wide = !helium && depthwise && depthwise3_s8_applies(c);
-    if (depthwise && !helium && !three_wide) ops.filter = kb.input(1, "filter");
-    ops.output = kb.output(0, "output");
-    const Tensor* filter = &g.tensor(node.inputs[1]);
-    const Tensor* bias = node.input(2) != kNoTensor ? &g.tensor(node.inputs[2]) : nullptr;
-    FoldedConvConstants constants{filter, bias, tflite::zero_point_of(g, node.inputs[0])};
-    ir::Stmt body = helium ? lower_mve_conv_s8(kb, c, mve_requantization(g, node, anchor_output(node), c.out_channels), ops, constants)
-                    : three_wide ? lower_depthwise3_s8(kb, c, *arithmetic, ops, constants)
-                    : depthwise  ? lower_depthwise_s8(kb, c, *arithmetic, ops, constants)
-                                 : lower_blocked_conv_s8(kb, c, *arithmetic, ops, constants);
-    return with_conv_work(kb.finish(body), c, depthwise);
-  }
-  // On a core with an FPU, float32 with a constant filter runs in register blocks over
-  // weights packed at compile time (blocked_f32.h).
-  if (float_blocks_apply(ctx) && (depthwise ? depthwise_f32_applies(c) : blocked_conv_f32_applies(c))) {
-    ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-    ops.output = kb.output(0, "output");
-    const Tensor& filter = g.tensor(node.inputs[1]);
-    ir::Stmt body = depthwise ? lower_depthwise_f32(kb, c, *arithmetic, ops, filter)
-                              : lower_blocked_conv_f32(kb, c, *arithmetic, ops, filter);
-    return with_conv_work(kb.finish(body), c, depthwise);
-  }
-  ops.filter = kb.input(1, "filter");
-  ops.bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-  ops.output = kb.output(0, "output");
-  return with_conv_work(kb.finish(lower_convolution(kb, c, *arithmetic, ops)), c, depthwise);
+  std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, anchor_output(node), p.geometry.out_channels);
+  p.arithmetic = arithmetic.get();
+  p.input = node.inputs[0];
+  p.filter = node.inputs[1];
+  p.bias = node.input(2);
+  p.output = node.outputs[0];
+  p.constants = {&g.tensor(p.filter), p.bias != kNoTensor ? &g.tensor(p.bias) : nullptr, tflite::zero_point_of(g, p.input)};
+  p.int8_constant_symmetric = int8_constant_symmetric(ctx);
+  p.float32_constant_filter = float32_constant_filter(ctx);
+  if (p.int8_constant_symmetric)
+    p.requantization = channel_requantization(g, node, anchor_output(node), p.geometry.out_channels);
+  KernelBuilder kb(ctx);
+  return with_conv_work(build_conv_kernel(kb, p), p.geometry, depthwise);
 }
 
 // FULLY_CONNECTED: input [..., depth] viewed as [batches, depth]; filter [units, depth].
@@ -400,13 +366,13 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   ChannelConstants::Handle folded_handle = folded.empty() ? 0 : folded_bias.add("bias", DataType::Int(32), folded);
   // On a core with Helium the runtime's vector kernel (conv_mve_s8.h: sixteen products per
   // instruction, four units per input vector, vector requantization). On other
-  // microcontrollers (int8_blocks_pay) four units at a time share each input word
+  // microcontrollers (int8_register_blocks_pay) four units at a time share each input word
   // (fully_connected_s8.h); on the host a loop per unit that the C compiler sees whole.
   bool helium = !folded.empty() && ctx.target.has("mve");
-  bool blocks = !folded.empty() && !helium && int8_blocks_pay(ctx);
+  bool blocks = !folded.empty() && !helium && int8_register_blocks_pay(ctx.target);
   // On a core with an FPU, float32 with a constant filter: four units per call over
   // weights packed at compile time (blocked_f32.h), sixteen with Helium's float vectors.
-  if (float_blocks_apply(ctx)) {
+  if (ctx.target.has("fpu") && float32_constant_filter(ctx)) {
     ir::Buffer float_bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
     LoweredOp lowered = kb.finish(
         lower_fully_connected_f32(x, y2, float_bias, g.tensor(node.inputs[1]), f, *a, ctx.target.has("mve.fp")));
@@ -423,7 +389,7 @@ LoweredOp lower_fc(const LowerContext& ctx) {
 
   std::vector<int32_t> folded_ints(folded.begin(), folded.end());
   ir::Stmt body = helium ? lower_mve_fully_connected_s8(x, y2, g.tensor(node.inputs[1]), folded_ints,
-                                                        mve_requantization(g, node, node.outputs[0], f.units))
+                                                        channel_requantization(g, node, node.outputs[0], f.units))
                          : a->wrap([&] {
     return folded_bias.wrap([&] {
       return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {

@@ -144,13 +144,19 @@ TEST(TfliteArithmetic, FloatBroadcastsAndAppliesTheActivation) {
 }
 
 TEST(TfliteArithmetic, RejectsUnsupportedTypesAndDeclaredShapeMismatch) {
-  // int16 is ADD's and SUB's only (TFLite Micro's int16 MUL is not implemented here).
+  // uint8 is none of TFLite Micro's arithmetic types.
+  OneNode uint8("tfl.MUL");
+  uint8.input({2}, std::vector<uint8_t>{1, 2}, {0.1f, 0})
+      .input({2}, std::vector<uint8_t>{1, 2}, {0.1f, 0})
+      .output(DataType::UInt(8), {2}, {0.1f, 0});
+  EXPECT_NE(uint8.error().find("input 'in0' is uint8; only float32, int8, int16 and int32 are supported"), std::string::npos)
+      << uint8.error();
+  // An int16 MUL takes zero points 0, as TFLite Micro requires.
   OneNode int16("tfl.MUL");
-  int16.input({2}, std::vector<int16_t>{1, 2}, {0.1f, 0})
+  int16.input({2}, std::vector<int16_t>{1, 2}, {0.1f, 3})
       .input({2}, std::vector<int16_t>{1, 2}, {0.1f, 0})
       .output(DataType::Int(16), {2}, {0.1f, 0});
-  EXPECT_NE(int16.error().find("input 'in0' is int16; only float32, int8, and int32 are supported"), std::string::npos)
-      << int16.error();
+  EXPECT_NE(int16.error().find("has zero point 3; an int16 MUL takes zero points 0"), std::string::npos) << int16.error();
 
   // int32 arithmetic is on plain integers, as TFLite Micro's ADD and SUB require.
   OneNode quantized_int32("tfl.ADD");

@@ -32,7 +32,7 @@
 #pragma once
 
 #include "lowering/ops/convolution.h"
-#include "lowering/ops/fully_connected_s8.h"
+#include "lowering/kernels/dsp/fully_connected_s8.h"
 
 namespace aotc {
 

@@ -1,8 +1,10 @@
 // The int8 depthwise convolution with unrolled taps; see depthwise_s8.h.
-#include "lowering/ops/depthwise_s8.h"
+#include "lowering/kernels/dsp/depthwise_s8.h"
 
 #include <algorithm>
 
+#include "lowering/kernels/conv_kernels.h"
+#include "lowering/kernels/dsp/dsp.h"
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/reduction.h"
 
@@ -175,5 +177,16 @@ ir::Stmt lower_depthwise_s8(KernelBuilder& kb, const ConvGeometry& geometry, Con
                             const ConvOperands& operands, const FoldedConvConstants& constants) {
   return DepthwiseBuilder(kb, geometry, arithmetic, operands, constants).build();
 }
+
+AOTC_REGISTER_CONV_KERNEL((ConvKernel{
+    "dsp.depthwise_s8", 20,
+    [](const ConvProblem& p, const TargetFacts& target) {
+      return int8_register_blocks_pay(target) && p.int8_constant_symmetric && p.depthwise && depthwise_s8_applies(p.geometry);
+    },
+    [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
+      ops.filter = kb.tensor_param(p.filter, "filter");  // its taps are read unpacked
+      ops.output = kb.tensor_param(p.output, "output");
+      return lower_depthwise_s8(kb, p.geometry, *p.arithmetic, ops, p.constants);
+    }}));
 
 }  // namespace aotc

@@ -1,5 +1,5 @@
 // int8 FULLY_CONNECTED in blocks of four units; see fully_connected_s8.h.
-#include "lowering/ops/fully_connected_s8.h"
+#include "lowering/kernels/dsp/fully_connected_s8.h"
 
 #include <algorithm>
 

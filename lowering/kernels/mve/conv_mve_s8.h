@@ -29,19 +29,9 @@
 // per vector (aotc_mve_add_s8), any other epilogue element by element.
 #pragma once
 
-#include "lowering/ir/quantization.h"
 #include "lowering/ops/convolution.h"
 
 namespace aotc {
-
-// How the sum becomes an int8 output: TFLite's requantization per output channel (one
-// entry per channel), plus the output's zero point, clamped to the fused activation's
-// range.
-struct MveRequantization {
-  std::vector<QuantizedMultiplier> channels;
-  int32_t output_zero_point = 0;
-  QuantizedRange range{-128, 127};
-};
 
 // NHWC with two spatial axes and no dilation: a convolution of one group, or a depthwise
 // convolution with a depth multiplier of 1.
@@ -49,12 +39,12 @@ bool mve_conv_s8_applies(const ConvGeometry& geometry);
 
 // The kernel body of a convolution or depthwise convolution. `operands.filter` and
 // `operands.bias` are not read (packed weights and folded tables replace them).
-ir::Stmt lower_mve_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, const MveRequantization& requantization,
+ir::Stmt lower_mve_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, const ChannelRequantization& requantization,
                            const ConvOperands& operands, const FoldedConvConstants& constants);
 
 // A fully connected layer: y[b, u] for input rows x[b, :] of `depth` values and the filter
 // [units, depth]; folded_bias: bias - zp * sum of the unit's weights, per unit.
 ir::Stmt lower_mve_fully_connected_s8(const ir::Buffer& x, const ir::Buffer& y, const Tensor& filter,
-                                      const std::vector<int32_t>& folded_bias, const MveRequantization& requantization);
+                                      const std::vector<int32_t>& folded_bias, const ChannelRequantization& requantization);
 
 }  // namespace aotc

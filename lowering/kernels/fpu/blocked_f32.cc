@@ -1,11 +1,12 @@
 // float32 convolutions, depthwise convolutions and fully connected layers in register
 // blocks; see blocked_f32.h.
-#include "lowering/ops/blocked_f32.h"
+#include "lowering/kernels/fpu/blocked_f32.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "lowering/ir/runtime_calls.h"
+#include "lowering/kernels/conv_kernels.h"
 
 namespace aotc {
 namespace {
@@ -381,5 +382,31 @@ ir::Stmt lower_fully_connected_f32(const ir::Buffer& input, const ir::Buffer& ou
     });
   });
 }
+
+namespace {
+
+// On a core with an FPU: float32 with a constant filter, in register blocks over weights
+// packed at compile time.
+ir::Stmt build_conv_f32(KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
+  ops.bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, "bias") : nullptr;
+  ops.output = kb.tensor_param(p.output, "output");
+  return p.depthwise ? lower_depthwise_f32(kb, p.geometry, *p.arithmetic, ops, *p.constants.filter)
+                     : lower_blocked_conv_f32(kb, p.geometry, *p.arithmetic, ops, *p.constants.filter);
+}
+
+}  // namespace
+
+AOTC_REGISTER_CONV_KERNEL((ConvKernel{"fpu.depthwise_f32", 10,
+                                      [](const ConvProblem& p, const TargetFacts& target) {
+                                        return target.has("fpu") && p.float32_constant_filter && p.depthwise &&
+                                               depthwise_f32_applies(p.geometry);
+                                      },
+                                      build_conv_f32}));
+AOTC_REGISTER_CONV_KERNEL((ConvKernel{"fpu.blocked_conv_f32", 10,
+                                      [](const ConvProblem& p, const TargetFacts& target) {
+                                        return target.has("fpu") && p.float32_constant_filter && !p.depthwise &&
+                                               blocked_conv_f32_applies(p.geometry);
+                                      },
+                                      build_conv_f32}));
 
 }  // namespace aotc

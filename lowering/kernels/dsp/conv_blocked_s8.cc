@@ -1,9 +1,11 @@
 // The int8 convolution in 2x2 register blocks; see conv_blocked_s8.h.
-#include "lowering/ops/conv_blocked_s8.h"
+#include "lowering/kernels/dsp/conv_blocked_s8.h"
 
 #include <optional>
 
 #include "lowering/ir/runtime_calls.h"
+#include "lowering/kernels/conv_kernels.h"
+#include "lowering/kernels/dsp/dsp.h"
 #include "lowering/ops/channel_header.h"
 
 namespace aotc {
@@ -357,5 +359,15 @@ ir::Stmt lower_blocked_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, 
                                const ConvOperands& operands, const FoldedConvConstants& constants) {
   return BlockedConvBuilder(kb, geometry, arithmetic, operands, constants).build();
 }
+
+AOTC_REGISTER_CONV_KERNEL((ConvKernel{
+    "dsp.blocked_conv_s8", 20,
+    [](const ConvProblem& p, const TargetFacts& target) {
+      return int8_register_blocks_pay(target) && p.int8_constant_symmetric && !p.depthwise && blocked_conv_s8_applies(p.geometry);
+    },
+    [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
+      ops.output = kb.tensor_param(p.output, "output");
+      return lower_blocked_conv_s8(kb, p.geometry, *p.arithmetic, ops, p.constants);
+    }}));
 
 }  // namespace aotc

@@ -1,10 +1,12 @@
 // The int8 depthwise convolution with kernels three wide over a padded plane per channel;
 // see depthwise3_s8.h.
-#include "lowering/ops/depthwise3_s8.h"
+#include "lowering/kernels/dsp/depthwise3_s8.h"
 
 #include <algorithm>
 
 #include "lowering/ir/runtime_calls.h"
+#include "lowering/kernels/conv_kernels.h"
+#include "lowering/kernels/dsp/dsp.h"
 #include "lowering/ops/channel_header.h"
 
 namespace aotc {
@@ -146,5 +148,16 @@ ir::Stmt lower_depthwise3_s8(KernelBuilder& kb, const ConvGeometry& geometry, Co
                              const ConvOperands& operands, const FoldedConvConstants& constants) {
   return Depthwise3Builder(kb, geometry, arithmetic, operands, constants).build();
 }
+
+// Preferred over depthwise_s8 where both apply: its own packed taps, a padded plane per channel.
+AOTC_REGISTER_CONV_KERNEL((ConvKernel{
+    "dsp.depthwise3_s8", 30,
+    [](const ConvProblem& p, const TargetFacts& target) {
+      return int8_register_blocks_pay(target) && p.int8_constant_symmetric && p.depthwise && depthwise3_s8_applies(p.geometry);
+    },
+    [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
+      ops.output = kb.tensor_param(p.output, "output");
+      return lower_depthwise3_s8(kb, p.geometry, *p.arithmetic, ops, p.constants);
+    }}));
 
 }  // namespace aotc

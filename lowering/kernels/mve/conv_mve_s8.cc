@@ -1,7 +1,8 @@
 // The int8 convolutions and fully connected layer on Helium; see conv_mve_s8.h.
-#include "lowering/ops/conv_mve_s8.h"
+#include "lowering/kernels/mve/conv_mve_s8.h"
 
 #include "lowering/ir/runtime_calls.h"
+#include "lowering/kernels/conv_kernels.h"
 #include "lowering/ops/tflite_common.h"
 
 namespace aotc {
@@ -41,7 +42,7 @@ struct RequantTables {
   bool per_channel;
 };
 
-ir::Stmt with_requant_tables(const std::vector<int32_t>& folded_bias, const MveRequantization& q,
+ir::Stmt with_requant_tables(const std::vector<int32_t>& folded_bias, const ChannelRequantization& q,
                              const std::function<ir::Stmt(const RequantTables&)>& body) {
   size_t padded = static_cast<size_t>(round_up(static_cast<int64_t>(folded_bias.size()), kBlock));
   bool per_channel = false;
@@ -75,7 +76,7 @@ ir::Stmt with_requant_tables(const std::vector<int32_t>& folded_bias, const MveR
 }
 
 // The runtime's trailing arguments: tables, output zero point, activation range, output.
-std::vector<Expr> requant_args(const RequantTables& t, const MveRequantization& q, const Expr& y) {
+std::vector<Expr> requant_args(const RequantTables& t, const ChannelRequantization& q, const Expr& y) {
   return {t.bias,
           t.multiplier,
           t.left,
@@ -88,7 +89,7 @@ std::vector<Expr> requant_args(const RequantTables& t, const MveRequantization& 
 }
 
 Expr conv_call(const Expr& x, int64_t row_stride, int64_t rows, int64_t row_length, const Expr& packed,
-               int64_t out_channels, const RequantTables& t, const MveRequantization& q, const Expr& y) {
+               int64_t out_channels, const RequantTables& t, const ChannelRequantization& q, const Expr& y) {
   std::vector<Expr> args = {x, ir::make_int(row_stride), ir::make_int(rows), ir::make_int(row_length), packed,
                             ir::make_int(out_channels)};
   for (const Expr& e : requant_args(t, q, y)) args.push_back(e);
@@ -97,7 +98,7 @@ Expr conv_call(const Expr& x, int64_t row_stride, int64_t rows, int64_t row_leng
 
 class MveConvBuilder {
  public:
-  MveConvBuilder(KernelBuilder& kb, const ConvGeometry& c, const MveRequantization& q, const ConvOperands& ops,
+  MveConvBuilder(KernelBuilder& kb, const ConvGeometry& c, const ChannelRequantization& q, const ConvOperands& ops,
                  const FoldedConvConstants& k)
       : kb_(kb), c_(c), q_(q), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {
     depthwise_ = c_.groups != 1;
@@ -348,7 +349,7 @@ class MveConvBuilder {
 
   KernelBuilder& kb_;
   const ConvGeometry& c_;
-  const MveRequantization& q_;
+  const ChannelRequantization& q_;
   const ConvOperands& ops_;
   const FoldedConvConstants& k_;
   const WindowAxis &y_, &x_;
@@ -369,13 +370,13 @@ bool mve_conv_s8_applies(const ConvGeometry& c) {
   return shape && (plain || depthwise);
 }
 
-ir::Stmt lower_mve_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, const MveRequantization& requantization,
+ir::Stmt lower_mve_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, const ChannelRequantization& requantization,
                            const ConvOperands& operands, const FoldedConvConstants& constants) {
   return MveConvBuilder(kb, geometry, requantization, operands, constants).build();
 }
 
 ir::Stmt lower_mve_fully_connected_s8(const ir::Buffer& x, const ir::Buffer& y, const Tensor& filter,
-                                      const std::vector<int32_t>& folded_bias, const MveRequantization& requantization) {
+                                      const std::vector<int32_t>& folded_bias, const ChannelRequantization& requantization) {
   int64_t batches = x->shape.at(0), depth = x->shape.at(1), units = y->shape.at(1);
   std::vector<uint8_t> packed =
       pack_weights(units, 1, depth, [&](int64_t unit, int64_t i) { return filter.element_as_int(unit * depth + i); });
@@ -389,5 +390,17 @@ ir::Stmt lower_mve_fully_connected_s8(const ir::Buffer& x, const ir::Buffer& y, 
     });
   });
 }
+
+// On a core with Helium: an int8 convolution, or depthwise convolution of depth multiplier 1,
+// with constant symmetric weights and TFLite's per-channel requantization.
+AOTC_REGISTER_CONV_KERNEL((ConvKernel{
+    "mve.conv_s8", 40,
+    [](const ConvProblem& p, const TargetFacts& target) {
+      return target.has("mve") && p.int8_constant_symmetric && p.requantization && mve_conv_s8_applies(p.geometry);
+    },
+    [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
+      ops.output = kb.tensor_param(p.output, "output");
+      return lower_mve_conv_s8(kb, p.geometry, *p.requantization, ops, p.constants);
+    }}));
 
 }  // namespace aotc

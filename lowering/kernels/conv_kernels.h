@@ -1,0 +1,74 @@
+// The convolution kernels and how one is chosen for a convolution: the kernel strategy.
+//
+// A front end (TFLite's CONV_2D and DEPTHWISE_CONV_2D today) reads its operator's attributes
+// and tensors into a ConvProblem: the geometry, the arithmetic (how terms enter the sum and
+// the sum becomes an output), which tensors are constant and how they are quantized. Then
+// build_conv_kernel takes, of the kernels registered for convolutions, the one of highest
+// priority whose applies() accepts the problem on the target, and builds it. The kernels
+// live one family per folder, lowering/kernels/<isa>/, each registering itself (with
+// AOTC_REGISTER_CONV_KERNEL) beside its builder, and only they test the target's features;
+// the generic loops (lowering/ops/convolution.h, registered here as "portable.generic")
+// apply to every problem. The chosen kernel's name is the function's "kernel" attribute,
+// which metadata.json lists per step.
+//
+// This is TVM's operator strategy (implementations registered per target with priorities)
+// in the small: a kernel family for a new ISA is a new folder, its registrations and the
+// target feature that enables it.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aot/base/target_facts.h"
+#include "lowering/ops/convolution.h"
+
+namespace aotc {
+
+// A convolution as the kernels see it, whichever operator it came from.
+struct ConvProblem {
+  ConvGeometry geometry;
+  bool depthwise = false;  // one input channel per group (FilterLayout::kOneKO)
+  ConvArithmetic* arithmetic = nullptr;
+  TensorId input = kNoTensor, filter = kNoTensor, bias = kNoTensor, output = kNoTensor;
+  // What kernels that fold and pack at compile time read: the filter and bias tensors and
+  // the input's zero point.
+  FoldedConvConstants constants;
+  // int8 input with a constant filter of zero points 0 and a constant bias (or none): the
+  // input's zero point can be folded into the bias and the weights packed.
+  bool int8_constant_symmetric = false;
+  // float32 input with a constant float32 filter: the weights can be packed.
+  bool float32_constant_filter = false;
+  // The arithmetic as TFLite's per-channel requantization, when it is that.
+  std::optional<ChannelRequantization> requantization;
+};
+
+struct ConvKernel {
+  std::string name;  // "<family>.<kernel>", e.g. "dsp.blocked_conv_s8"
+  int priority = 0;  // of the kernels that apply, the highest priority is taken
+  std::function<bool(const ConvProblem&, const TargetFacts&)> applies;
+  // The body; declares the parameters it reads besides the input (operands.input is set):
+  // the filter and bias when it does not pack them, and the output.
+  std::function<ir::Stmt(KernelBuilder&, const ConvProblem&, ConvOperands&)> build;
+};
+
+void register_conv_kernel(ConvKernel kernel);
+
+struct ConvKernelRegistrar {
+  explicit ConvKernelRegistrar(ConvKernel kernel) { register_conv_kernel(std::move(kernel)); }
+};
+#define AOTC_REGISTER_CONV_KERNEL(kernel) \
+  static ::aotc::ConvKernelRegistrar AOTC_CONCAT(aotc_conv_kernel_registrar_, __COUNTER__)(kernel)
+
+// The names of the registered kernels, highest priority first.
+std::vector<std::string> registered_conv_kernels();
+
+// The kernel build_conv_kernel takes for `problem` on `target`.
+const ConvKernel& select_conv_kernel(const ConvProblem& problem, const TargetFacts& target);
+
+// The lowered kernel of `problem`: its input declared first, then the selected kernel's
+// parameters and body; the function's "kernel" attribute names the kernel.
+LoweredOp build_conv_kernel(KernelBuilder& kb, const ConvProblem& problem);
+
+}  // namespace aotc

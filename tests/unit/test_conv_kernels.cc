@@ -1,0 +1,143 @@
+// Every convolution kernel the kernel strategy registers (lowering/kernels/conv_kernels.h)
+// against the generic loops, on random problems: TFLite CONV_2D and DEPTHWISE_CONV_2D of
+// random sizes, kernel sizes, strides, dilations, padding, depth multipliers, input zero
+// points, per-channel filter scales, output quantizations and fused activations, int8 and
+// float32. Each problem is lowered for feature sets under which the kernel families apply
+// (none: a core without DSP; `dsp`; `dsp` and `mve`; `fpu`; `fpu` and Helium's `mve.fp`),
+// and each result must be exactly the generic kernel's (the host's `simd` target, which
+// keeps the generic loops): the same bytes for int8, the same floats for float32 (the float
+// register blocks sum in TFLite's order, each product rounded). The interpreter runs the
+// runtime's plain C (tests/firmware/mve_kernels and dot_strided check the instructions on
+// QEMU). Every registered kernel must be chosen for some problem, so that a new kernel is
+// tested by being registered.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "lowering/kernels/conv_kernels.h"
+#include "tests/unit/one_node.h"
+
+namespace aotc::test {
+namespace {
+
+TargetFacts with_features(std::set<std::string> features) {
+  TargetFacts t;
+  t.name = "test";
+  t.features = std::move(features);
+  return t;
+}
+
+// The kernel named in the printed function's header ("func ...(...) kernel NAME {").
+std::string chosen_kernel(OneNode& node) {
+  std::string ir = node.printed_ir();
+  std::string header = ir.substr(0, ir.find('\n'));
+  size_t at = header.find(") kernel ");
+  if (at == std::string::npos) return "";
+  std::string name = header.substr(at + 9);
+  return name.substr(0, name.find(' '));
+}
+
+struct Problem {
+  bool depthwise = false, float32 = false, same = true;
+  int64_t h = 1, w = 1, channels = 1, multiplier = 1, out_channels = 1, kh = 1, kw = 1, stride = 1, dilation = 1;
+  std::string activation = "NONE";
+  Quant input{0.05f, 0}, output{0.1f, 0};
+  std::vector<float> filter_scales;
+  uint32_t seed = 0;
+
+  static int64_t extent(int64_t in, int64_t k, int64_t stride, int64_t dilation, bool same) {
+    int64_t effective = (k - 1) * dilation + 1;
+    return same ? (in + stride - 1) / stride : (in - effective) / stride + 1;
+  }
+  int64_t oh() const { return extent(h, kh, stride, dilation, same); }
+  int64_t ow() const { return extent(w, kw, stride, dilation, same); }
+  Shape filter_shape() const {
+    return depthwise ? Shape{1, kh, kw, out_channels} : Shape{out_channels, kh, kw, channels};
+  }
+  std::string text() const {
+    return std::string(float32 ? "float32 " : "int8 ") + (depthwise ? "depthwise " : "conv ") + std::to_string(h) + "x" +
+           std::to_string(w) + "x" + std::to_string(channels) + " -> " + std::to_string(out_channels) + " k" +
+           std::to_string(kh) + "x" + std::to_string(kw) + " s" + std::to_string(stride) + " d" + std::to_string(dilation) +
+           (same ? " SAME " : " VALID ") + activation + " zp " + std::to_string(input.zero_point);
+  }
+};
+
+Problem random_problem(std::mt19937& rng, uint32_t seed) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  Problem p;
+  p.seed = seed;
+  p.depthwise = pick(0, 1) == 1;
+  p.float32 = pick(0, 3) == 0;
+  p.channels = pick(0, 2) == 0 ? pick(1, 3) : pick(4, 20);
+  p.multiplier = p.depthwise && pick(0, 3) == 0 ? 2 : 1;
+  p.out_channels = p.depthwise ? p.channels * p.multiplier : pick(1, 12);
+  p.kh = pick(1, 5);
+  p.kw = pick(0, 1) ? 3 : pick(1, 5);
+  p.stride = pick(1, 2);
+  p.dilation = pick(0, 4) == 0 ? 2 : 1;
+  // aotc refuses a window larger than the input (TFLite Micro's kernels compute it).
+  p.h = pick((p.kh - 1) * p.dilation + 1, 10);
+  p.w = pick((p.kw - 1) * p.dilation + 1, 10);
+  p.same = pick(0, 2) != 0;
+  const char* activations[] = {"NONE", "RELU", "RELU6"};
+  p.activation = activations[pick(0, 2)];
+  std::uniform_real_distribution<float> log_scale(-3.0f, -0.5f);
+  p.input = {std::pow(10.0f, log_scale(rng)), p.float32 ? 0 : pick(-128, 127)};
+  p.output = {std::pow(10.0f, log_scale(rng)) * 4, p.float32 ? 0 : pick(-128, 127)};
+  for (int64_t c = 0; c < p.out_channels; ++c) p.filter_scales.push_back(std::pow(10.0f, log_scale(rng)) / 20);
+  return p;
+}
+
+OneNode conv_node(const Problem& p, const TargetFacts& target) {
+  OneNode node(p.depthwise ? "tfl.DEPTHWISE_CONV_2D" : "tfl.CONV_2D");
+  size_t inputs = static_cast<size_t>(p.h * p.w * p.channels);
+  size_t filter = static_cast<size_t>(element_count(p.filter_shape()));
+  size_t channels = static_cast<size_t>(p.out_channels);
+  node.target(target);
+  if (p.float32) {
+    node.input<float>({1, p.h, p.w, p.channels}, random_floats(inputs, p.seed))
+        .constant<float>(p.filter_shape(), random_floats(filter, p.seed + 1))
+        .constant<float>({p.out_channels}, random_floats(channels, p.seed + 2));
+  } else {
+    node.input<int8_t>({1, p.h, p.w, p.channels}, random_ints<int8_t>(inputs, -128, 127, p.seed), p.input)
+        .constant<int8_t>(p.filter_shape(), random_ints<int8_t>(filter, -127, 127, p.seed + 1), Quant{0.01f, 0})
+        .per_channel_scales(1, p.filter_scales, p.depthwise ? 3 : 0)
+        .constant<int32_t>({p.out_channels}, random_ints<int32_t>(channels, -5000, 5000, p.seed + 2));
+  }
+  node.attr("padding", std::string(p.same ? "SAME" : "VALID")).attr("stride_h", p.stride).attr("stride_w", p.stride);
+  node.attr("dilation_h", p.dilation).attr("dilation_w", p.dilation).attr("fused_activation", p.activation);
+  if (p.depthwise) node.attr("depth_multiplier", p.multiplier);
+  node.output(p.float32 ? DataType::Float32() : DataType::Int(8), {1, p.oh(), p.ow(), p.out_channels},
+              p.float32 ? Quant{} : p.output);
+  return node;
+}
+
+TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
+  const std::vector<TargetFacts> targets = {with_features({}), with_features({"dsp"}), with_features({"dsp", "mve"}),
+                                            with_features({"fpu"}), with_features({"fpu", "dsp", "mve", "mve.fp"})};
+  std::map<std::string, int> chosen;
+  std::mt19937 rng(27);
+  for (uint32_t seed = 1; seed <= 160; ++seed) {
+    Problem p = random_problem(rng, seed * 10);
+    SCOPED_TRACE(p.text());
+    OneNode generic = conv_node(p, with_features({"simd"}));
+    ASSERT_EQ(chosen_kernel(generic), "portable.generic");
+    std::vector<uint8_t> want = p.float32 ? to_bytes(generic.run<float>()) : to_bytes(generic.run<int8_t>());
+    for (const TargetFacts& target : targets) {
+      OneNode node = conv_node(p, target);
+      std::string kernel = chosen_kernel(node);
+      SCOPED_TRACE(kernel);
+      ++chosen[kernel];
+      std::vector<uint8_t> got = p.float32 ? to_bytes(node.run<float>()) : to_bytes(node.run<int8_t>());
+      EXPECT_EQ(got, want);
+    }
+  }
+  for (const std::string& name : registered_conv_kernels())
+    EXPECT_GT(chosen[name], 0) << name << " was chosen for none of the random problems";
+  for (const auto& [name, count] : chosen) std::cout << "  " << name << ": " << count << " problem-targets\n";
+}
+
+}  // namespace
+}  // namespace aotc::test
