@@ -13,7 +13,7 @@ std::vector<ConvKernel>& registry() {
 }
 
 // The generic loop nest (lowering/ops/convolution.h): every layout, type and arithmetic.
-AOTC_REGISTER_CONV_KERNEL((ConvKernel{"portable.generic", 0, [](const ConvProblem&, const TargetFacts&) { return true; },
+AOTC_REGISTER_CONV_KERNEL((ConvKernel{"portable.conv", 0, [](const ConvProblem&, const TargetFacts&) { return true; },
                                       [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
                                         ops.filter = kb.tensor_param(p.filter, "filter");
                                         ops.bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, "bias") : nullptr;
@@ -39,7 +39,7 @@ std::vector<std::string> registered_conv_kernels() {
 const ConvKernel& select_conv_kernel(const ConvProblem& problem, const TargetFacts& target) {
   for (const ConvKernel& kernel : registry())
     if (kernel.applies(problem, target)) return kernel;
-  throw std::logic_error("no convolution kernel applies (portable.generic should)");
+  throw std::logic_error("no convolution kernel applies (portable.conv should)");
 }
 
 LoweredOp build_conv_kernel(KernelBuilder& kb, const ConvProblem& problem) {

@@ -7,7 +7,7 @@
 // priority whose applies() accepts the problem on the target, and builds it. The kernels
 // live one family per folder, lowering/kernels/<isa>/, each registering itself (with
 // AOTC_REGISTER_CONV_KERNEL) beside its builder, and only they test the target's features;
-// the generic loops (lowering/ops/convolution.h, registered here as "portable.generic")
+// the generic loops (lowering/ops/convolution.h, registered here as "portable.conv")
 // apply to every problem. The chosen kernel's name is the function's "kernel" attribute,
 // which metadata.json lists per step.
 //

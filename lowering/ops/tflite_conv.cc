@@ -19,10 +19,7 @@
 #include "aot/graph/op_registry.h"
 #include "lowering/ir/runtime_calls.h"
 #include "lowering/kernels/conv_kernels.h"
-#include "lowering/kernels/dsp/dsp.h"
-#include "lowering/kernels/dsp/fully_connected_s8.h"
-#include "lowering/kernels/fpu/blocked_f32.h"
-#include "lowering/kernels/mve/conv_mve_s8.h"
+#include "lowering/kernels/fc_kernels.h"
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/convolution.h"
 #include "lowering/ops/reduction.h"
@@ -342,75 +339,29 @@ std::vector<double> folded_int8_bias(const Graph& g, const Node& node, const FcG
   return folded;
 }
 
-// The 2-D views stand for the input and output tensors; the kernel's work for metadata.
-LoweredOp with_fc_views(LoweredOp lowered, const ir::Buffer& x, const ir::Buffer& y2, const Node& node, const FcGeometry& f) {
-  lowered.func.params.insert(lowered.func.params.begin(), x);
-  lowered.args.insert(lowered.args.begin(), node.inputs[0]);
-  lowered.func.params.push_back(y2);
-  lowered.args.push_back(node.outputs[0]);
-  return with_work(std::move(lowered), f.batches * f.units * f.depth,
-                   std::to_string(f.depth) + "->" + std::to_string(f.units) + (f.batches > 1 ? " x" + std::to_string(f.batches) : ""));
-}
-
+// The layer as an FcProblem for the kernel strategy (lowering/kernels/fc_kernels.h): on a
+// core with Helium the runtime's vector kernel, on other microcontrollers blocks of four
+// units over packed weights, float32 register blocks with an FPU, else a loop per unit.
 LoweredOp lower_fc(const LowerContext& ctx) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
-  FcGeometry f = fc_geometry(g, node);
-  KernelBuilder kb(ctx);
-  // Parameters seen as 2-D, whatever the tensors' ranks.
-  ir::Buffer x = ir::make_buffer("input", g.tensor(node.inputs[0]).dtype, {f.batches, f.depth});
-  ir::Buffer y2 = ir::make_buffer("output", g.tensor(node.outputs[0]).dtype, {f.batches, f.units});
-  std::unique_ptr<ConvArithmetic> a = tflite_arithmetic(g, node, node.outputs[0], f.units);
+  FcProblem p;
+  p.geometry = fc_geometry(g, node);
+  const FcGeometry& f = p.geometry;
+  std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, node.outputs[0], f.units);
+  p.arithmetic = arithmetic.get();
+  p.input = node.inputs[0];
+  p.filter = node.inputs[1];
+  p.bias = node.input(2);
+  p.output = node.outputs[0];
   std::vector<double> folded = folded_int8_bias(g, node, f);
-  ChannelConstants folded_bias;
-  ChannelConstants::Handle folded_handle = folded.empty() ? 0 : folded_bias.add("bias", DataType::Int(32), folded);
-  // On a core with Helium the runtime's vector kernel (conv_mve_s8.h: sixteen products per
-  // instruction, four units per input vector, vector requantization). On other
-  // microcontrollers (int8_register_blocks_pay) four units at a time share each input word
-  // (fully_connected_s8.h); on the host a loop per unit that the C compiler sees whole.
-  bool helium = !folded.empty() && ctx.target.has("mve");
-  bool blocks = !folded.empty() && !helium && int8_register_blocks_pay(ctx.target);
-  // On a core with an FPU, float32 with a constant filter: four units per call over
-  // weights packed at compile time (blocked_f32.h), sixteen with Helium's float vectors.
-  if (ctx.target.has("fpu") && float32_constant_filter(ctx)) {
-    ir::Buffer float_bias = node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-    LoweredOp lowered = kb.finish(
-        lower_fully_connected_f32(x, y2, float_bias, g.tensor(node.inputs[1]), f, *a, ctx.target.has("mve.fp")));
-    return with_fc_views(std::move(lowered), x, y2, node, f);
-  }
-  ir::Buffer w = blocks || helium ? nullptr : kb.input(1, "filter");
-  ir::Buffer bias = folded.empty() && node.input(2) != kNoTensor ? kb.input(2, "bias") : nullptr;
-  if (blocks) {
-    std::vector<int32_t> biases(folded.begin(), folded.end());
-    bool planned_input = std::find(g.inputs.begin(), g.inputs.end(), node.inputs[0]) == g.inputs.end();
-    LoweredOp lowered = kb.finish(lower_fully_connected_s8(x, y2, g.tensor(node.inputs[1]), std::move(biases), f, *a, planned_input));
-    return with_fc_views(std::move(lowered), x, y2, node, f);
-  }
-
-  std::vector<int32_t> folded_ints(folded.begin(), folded.end());
-  ir::Stmt body = helium ? lower_mve_fully_connected_s8(x, y2, g.tensor(node.inputs[1]), folded_ints,
-                                                        channel_requantization(g, node, node.outputs[0], f.units))
-                         : a->wrap([&] {
-    return folded_bias.wrap([&] {
-      return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {
-        auto sum = [&](const Accumulator& acc) {
-          ir::Var d = ir::make_var("d");
-          Expr dv = ir::var_expr(d);
-          Expr input = ir::load(x, {o[0], dv});
-          Expr term = (folded.empty() ? a->input_term(input) : ir::cast(DataType::Int(32), input)) *
-                      a->filter_term(ir::load(w, {o[1], dv}), o[1]);
-          return ir::for_loop(d, 0, ir::make_int(f.depth), acc.set(acc.value() + term));
-        };
-        auto write = [&](const Expr& total) {
-          Expr biased = !folded.empty() ? total + folded_bias.at(folded_handle, o[1])
-                                        : (bias ? total + ir::load(bias, {o[1]}) : total);
-          return ir::store(y2, o, a->output(biased, o[1]));
-        };
-        return accumulate(ir::make_zero(a->accumulator()), sum, write);
-      });
-    });
-  });
-  return with_fc_views(kb.finish(body), x, y2, node, f);
+  p.folded_bias.assign(folded.begin(), folded.end());
+  p.float32_constant_filter = float32_constant_filter(ctx);
+  if (!p.folded_bias.empty()) p.requantization = channel_requantization(g, node, node.outputs[0], f.units);
+  p.planned_input = std::find(g.inputs.begin(), g.inputs.end(), node.inputs[0]) == g.inputs.end();
+  KernelBuilder kb(ctx);
+  return with_work(build_fc_kernel(kb, p), f.batches * f.units * f.depth,
+                   std::to_string(f.depth) + "->" + std::to_string(f.units) + (f.batches > 1 ? " x" + std::to_string(f.batches) : ""));
 }
 
 // TRANSPOSE_CONV(output_shape, filter [O, KH, KW, I], input [N, H, W, I], bias): each

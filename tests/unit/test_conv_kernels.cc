@@ -1,8 +1,9 @@
-// Every convolution kernel the kernel strategy registers (lowering/kernels/conv_kernels.h)
-// against the generic loops, on random problems: TFLite CONV_2D and DEPTHWISE_CONV_2D of
+// Every convolution and fully connected kernel the kernel strategy registers
+// (lowering/kernels/conv_kernels.h, fc_kernels.h) against the generic loops, on random problems: TFLite CONV_2D and DEPTHWISE_CONV_2D of
 // random sizes, kernel sizes, strides, dilations, padding, depth multipliers, input zero
 // points, per-channel filter scales, output quantizations and fused activations, int8 and
-// float32. Each problem is lowered for feature sets under which the kernel families apply
+// float32; and fully connected layers of random sizes, with and without a bias, constant or
+// run-time weights, per-tensor or per-unit scales. Each problem is lowered for feature sets under which the kernel families apply
 // (none: a core without DSP; `dsp`; `dsp` and `mve`; `fpu`; `fpu` and Helium's `mve.fp`),
 // and each result must be exactly the generic kernel's (the host's `simd` target, which
 // keeps the generic loops): the same bytes for int8, the same floats for float32 (the float
@@ -17,6 +18,7 @@
 #include <set>
 
 #include "lowering/kernels/conv_kernels.h"
+#include "lowering/kernels/fc_kernels.h"
 #include "tests/unit/one_node.h"
 
 namespace aotc::test {
@@ -123,7 +125,7 @@ TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
     Problem p = random_problem(rng, seed * 10);
     SCOPED_TRACE(p.text());
     OneNode generic = conv_node(p, with_features({"simd"}));
-    ASSERT_EQ(chosen_kernel(generic), "portable.generic");
+    ASSERT_EQ(chosen_kernel(generic), "portable.conv");
     std::vector<uint8_t> want = p.float32 ? to_bytes(generic.run<float>()) : to_bytes(generic.run<int8_t>());
     for (const TargetFacts& target : targets) {
       OneNode node = conv_node(p, target);
@@ -135,6 +137,85 @@ TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
     }
   }
   for (const std::string& name : registered_conv_kernels())
+    EXPECT_GT(chosen[name], 0) << name << " was chosen for none of the random problems";
+  for (const auto& [name, count] : chosen) std::cout << "  " << name << ": " << count << " problem-targets\n";
+}
+
+struct FcProblemCase {
+  bool float32 = false, constant_weights = true, bias = true, per_unit = false;
+  int64_t batches = 1, depth = 1, units = 1;
+  Quant input{0.05f, 0}, output{0.1f, 0};
+  std::vector<float> filter_scales;
+  uint32_t seed = 0;
+  std::string text() const {
+    return std::string(float32 ? "float32 " : "int8 ") + "fc " + std::to_string(batches) + "x" + std::to_string(depth) +
+           " -> " + std::to_string(units) + (constant_weights ? "" : " run-time weights") + (bias ? "" : " no bias") +
+           (per_unit ? " per-unit scales" : "") + " zp " + std::to_string(input.zero_point);
+  }
+};
+
+FcProblemCase random_fc(std::mt19937& rng, uint32_t seed) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  FcProblemCase p;
+  p.seed = seed;
+  p.float32 = pick(0, 3) == 0;
+  p.constant_weights = pick(0, 5) != 0;
+  p.bias = pick(0, 4) != 0;
+  p.per_unit = !p.float32 && pick(0, 1) == 1;
+  p.batches = pick(1, 3);
+  p.depth = pick(0, 2) == 0 ? pick(1, 7) : pick(8, 70);
+  p.units = pick(1, 19);
+  std::uniform_real_distribution<float> log_scale(-3.0f, -0.5f);
+  p.input = {std::pow(10.0f, log_scale(rng)), p.float32 ? 0 : pick(-128, 127)};
+  p.output = {std::pow(10.0f, log_scale(rng)) * 4, p.float32 ? 0 : pick(-128, 127)};
+  for (int64_t u = 0; u < (p.per_unit ? p.units : 1); ++u) p.filter_scales.push_back(std::pow(10.0f, log_scale(rng)) / 20);
+  return p;
+}
+
+OneNode fc_node(const FcProblemCase& p, const TargetFacts& target) {
+  OneNode node("tfl.FULLY_CONNECTED");
+  size_t inputs = static_cast<size_t>(p.batches * p.depth), weights = static_cast<size_t>(p.units * p.depth);
+  node.target(target);
+  if (p.float32) {
+    node.input<float>({p.batches, p.depth}, random_floats(inputs, p.seed));
+    if (p.constant_weights) node.constant<float>({p.units, p.depth}, random_floats(weights, p.seed + 1));
+    else node.input<float>({p.units, p.depth}, random_floats(weights, p.seed + 1));
+    if (p.bias) node.constant<float>({p.units}, random_floats(static_cast<size_t>(p.units), p.seed + 2));
+  } else {
+    node.input<int8_t>({p.batches, p.depth}, random_ints<int8_t>(inputs, -128, 127, p.seed), p.input);
+    std::vector<int8_t> w = random_ints<int8_t>(weights, -127, 127, p.seed + 1);
+    if (p.constant_weights) node.constant<int8_t>({p.units, p.depth}, w, Quant{p.filter_scales[0], 0});
+    else node.input<int8_t>({p.units, p.depth}, w, Quant{p.filter_scales[0], 0});
+    if (p.per_unit) node.per_channel_scales(1, p.filter_scales, 0);
+    if (p.bias) node.constant<int32_t>({p.units}, random_ints<int32_t>(static_cast<size_t>(p.units), -5000, 5000, p.seed + 2));
+  }
+  if (!p.bias) node.absent_input();
+  node.attr("fused_activation", std::string("NONE"));
+  node.output(p.float32 ? DataType::Float32() : DataType::Int(8), {p.batches, p.units}, p.float32 ? Quant{} : p.output);
+  return node;
+}
+
+TEST(FcKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
+  const std::vector<TargetFacts> targets = {with_features({}), with_features({"dsp"}), with_features({"dsp", "mve"}),
+                                            with_features({"fpu"}), with_features({"fpu", "dsp", "mve", "mve.fp"})};
+  std::map<std::string, int> chosen;
+  std::mt19937 rng(2727);
+  for (uint32_t seed = 1; seed <= 120; ++seed) {
+    FcProblemCase p = random_fc(rng, seed * 10);
+    SCOPED_TRACE(p.text());
+    OneNode generic = fc_node(p, with_features({"simd"}));
+    ASSERT_EQ(chosen_kernel(generic), "portable.fc");
+    std::vector<uint8_t> want = p.float32 ? to_bytes(generic.run<float>()) : to_bytes(generic.run<int8_t>());
+    for (const TargetFacts& target : targets) {
+      OneNode node = fc_node(p, target);
+      std::string kernel = chosen_kernel(node);
+      SCOPED_TRACE(kernel);
+      ++chosen[kernel];
+      std::vector<uint8_t> got = p.float32 ? to_bytes(node.run<float>()) : to_bytes(node.run<int8_t>());
+      EXPECT_EQ(got, want);
+    }
+  }
+  for (const std::string& name : registered_fc_kernels())
     EXPECT_GT(chosen[name], 0) << name << " was chosen for none of the random problems";
   for (const auto& [name, count] : chosen) std::cout << "  " << name << ": " << count << " problem-targets\n";
 }

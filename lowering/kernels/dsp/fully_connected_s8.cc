@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lowering/ir/runtime_calls.h"
+#include "lowering/kernels/dsp/dsp.h"
 #include "lowering/ops/channel_header.h"
 
 namespace aotc {
@@ -61,5 +62,14 @@ ir::Stmt lower_fully_connected_s8(const ir::Buffer& input, const ir::Buffer& out
         });
   });
 }
+
+// int8 with the input's zero point folded into the bias (constant symmetric weights).
+AOTC_REGISTER_FC_KERNEL((FcKernel{
+    "dsp.fully_connected_s8", 20,
+    [](const FcProblem& p, const TargetFacts& target) { return int8_register_blocks_pay(target) && !p.folded_bias.empty(); },
+    [](KernelBuilder& kb, const FcProblem& p, const FcViews& views) {
+      return lower_fully_connected_s8(views.input, views.output, kb.graph().tensor(p.filter), p.folded_bias, p.geometry,
+                                      *p.arithmetic, p.planned_input);
+    }}));
 
 }  // namespace aotc

@@ -10,14 +10,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "lowering/ops/convolution.h"
+#include "lowering/kernels/fc_kernels.h"
 
 namespace aotc {
-
-// The layer viewed as 2-D: input [batches, depth], filter [units, depth].
-struct FcGeometry {
-  int64_t batches, depth, units;
-};
 
 // The kernel body: output[b, u] = arithmetic.output(folded_bias[u] + input[b, :] . filter[u, :]).
 // `input` and `output` are the 2-D parameters; `filter` the constant weights.

@@ -409,4 +409,15 @@ AOTC_REGISTER_CONV_KERNEL((ConvKernel{"fpu.blocked_conv_f32", 10,
                                       },
                                       build_conv_f32}));
 
+// On a core with an FPU: four units per call over weights packed at compile time, sixteen
+// with Helium's float vectors (`mve.fp`).
+AOTC_REGISTER_FC_KERNEL((FcKernel{
+    "fpu.fully_connected_f32", 10,
+    [](const FcProblem& p, const TargetFacts& target) { return target.has("fpu") && p.float32_constant_filter; },
+    [](KernelBuilder& kb, const FcProblem& p, const FcViews& views) {
+      ir::Buffer bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, "bias") : nullptr;
+      return lower_fully_connected_f32(views.input, views.output, bias, kb.graph().tensor(p.filter), p.geometry,
+                                       *p.arithmetic, kb.target().has("mve.fp"));
+    }}));
+
 }  // namespace aotc

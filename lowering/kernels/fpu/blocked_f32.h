@@ -32,7 +32,7 @@
 #pragma once
 
 #include "lowering/ops/convolution.h"
-#include "lowering/kernels/dsp/fully_connected_s8.h"
+#include "lowering/kernels/fc_kernels.h"
 
 namespace aotc {
 

@@ -3,6 +3,7 @@
 
 #include "lowering/ir/runtime_calls.h"
 #include "lowering/kernels/conv_kernels.h"
+#include "lowering/kernels/fc_kernels.h"
 #include "lowering/ops/tflite_common.h"
 
 namespace aotc {
@@ -401,6 +402,18 @@ AOTC_REGISTER_CONV_KERNEL((ConvKernel{
     [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
       ops.output = kb.tensor_param(p.output, "output");
       return lower_mve_conv_s8(kb, p.geometry, *p.requantization, ops, p.constants);
+    }}));
+
+// On a core with Helium: int8 with the input's zero point folded into the bias and TFLite's
+// per-unit requantization, sixteen products per instruction, four units per input vector.
+AOTC_REGISTER_FC_KERNEL((FcKernel{
+    "mve.fully_connected_s8", 40,
+    [](const FcProblem& p, const TargetFacts& target) {
+      return target.has("mve") && !p.folded_bias.empty() && p.requantization;
+    },
+    [](KernelBuilder& kb, const FcProblem& p, const FcViews& views) {
+      return lower_mve_fully_connected_s8(views.input, views.output, kb.graph().tensor(p.filter), p.folded_bias,
+                                          *p.requantization);
     }}));
 
 }  // namespace aotc

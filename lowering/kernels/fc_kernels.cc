@@ -1,0 +1,89 @@
+#include "lowering/kernels/fc_kernels.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "lowering/ops/channel_constants.h"
+#include "lowering/ops/reduction.h"
+
+namespace aotc {
+namespace {
+
+using ir::Expr;
+
+std::vector<FcKernel>& registry() {
+  static std::vector<FcKernel> kernels;
+  return kernels;
+}
+
+// The generic loop: a loop per unit over the depth, which the host's C compiler sees whole.
+// With a folded bias the input's zero point is already in it and the terms are plain
+// products.
+ir::Stmt generic_fc(KernelBuilder& kb, const FcProblem& p, const FcViews& views) {
+  const FcGeometry& f = p.geometry;
+  ConvArithmetic& a = *p.arithmetic;
+  bool folded = !p.folded_bias.empty();
+  ir::Buffer w = kb.tensor_param(p.filter, "filter");
+  ir::Buffer bias = !folded && p.bias != kNoTensor ? kb.tensor_param(p.bias, "bias") : nullptr;
+  ChannelConstants folded_bias;
+  ChannelConstants::Handle folded_handle =
+      folded ? folded_bias.add("bias", DataType::Int(32), std::vector<double>(p.folded_bias.begin(), p.folded_bias.end())) : 0;
+  return a.wrap([&] {
+    return folded_bias.wrap([&] {
+      return ir::loop_nest({f.batches, f.units}, {"b", "unit"}, [&](const std::vector<Expr>& o) {
+        auto sum = [&](const Accumulator& acc) {
+          ir::Var d = ir::make_var("d");
+          Expr dv = ir::var_expr(d);
+          Expr input = ir::load(views.input, {o[0], dv});
+          Expr term = (folded ? ir::cast(DataType::Int(32), input) : a.input_term(input)) * a.filter_term(ir::load(w, {o[1], dv}), o[1]);
+          return ir::for_loop(d, 0, ir::make_int(f.depth), acc.set(acc.value() + term));
+        };
+        auto write = [&](const Expr& total) {
+          Expr biased = folded ? total + folded_bias.at(folded_handle, o[1]) : (bias ? total + ir::load(bias, {o[1]}) : total);
+          return ir::store(views.output, o, a.output(biased, o[1]));
+        };
+        return accumulate(ir::make_zero(a.accumulator()), sum, write);
+      });
+    });
+  });
+}
+
+AOTC_REGISTER_FC_KERNEL((FcKernel{"portable.fc", 0, [](const FcProblem&, const TargetFacts&) { return true; }, generic_fc}));
+
+}  // namespace
+
+void register_fc_kernel(FcKernel kernel) {
+  std::vector<FcKernel>& kernels = registry();
+  auto at = std::find_if(kernels.begin(), kernels.end(), [&](const FcKernel& k) { return k.priority < kernel.priority; });
+  kernels.insert(at, std::move(kernel));
+}
+
+std::vector<std::string> registered_fc_kernels() {
+  std::vector<std::string> names;
+  for (const FcKernel& kernel : registry()) names.push_back(kernel.name);
+  return names;
+}
+
+const FcKernel& select_fc_kernel(const FcProblem& problem, const TargetFacts& target) {
+  for (const FcKernel& kernel : registry())
+    if (kernel.applies(problem, target)) return kernel;
+  throw std::logic_error("no fully connected kernel applies (portable.fc should)");
+}
+
+LoweredOp build_fc_kernel(KernelBuilder& kb, const FcProblem& problem) {
+  const FcKernel& kernel = select_fc_kernel(problem, kb.target());
+  const Graph& g = kb.graph();
+  const FcGeometry& f = problem.geometry;
+  // Parameters seen as 2-D, whatever the tensors' ranks.
+  FcViews views{ir::make_buffer("input", g.tensor(problem.input).dtype, {f.batches, f.depth}),
+                ir::make_buffer("output", g.tensor(problem.output).dtype, {f.batches, f.units})};
+  LoweredOp lowered = kb.finish(kernel.build(kb, problem, views));
+  lowered.func.params.insert(lowered.func.params.begin(), views.input);
+  lowered.args.insert(lowered.args.begin(), problem.input);
+  lowered.func.params.push_back(views.output);
+  lowered.args.push_back(problem.output);
+  lowered.func.attrs["kernel"] = kernel.name;
+  return lowered;
+}
+
+}  // namespace aotc

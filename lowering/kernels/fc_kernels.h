@@ -1,0 +1,68 @@
+// The fully connected kernels and how one is chosen: the kernel strategy of
+// conv_kernels.h for matrix products with a constant operand. A front end (TFLite's
+// FULLY_CONNECTED today) describes its layer as an FcProblem, viewed as 2-D (input
+// [batches, depth], filter [units, depth]); build_fc_kernel takes the registered kernel of
+// highest priority that applies on the target and names it in the function's "kernel"
+// attribute. The generic loop ("portable.fc") applies to every problem.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aot/base/target_facts.h"
+#include "lowering/ops/convolution.h"
+
+namespace aotc {
+
+// The layer viewed as 2-D: input [batches, depth], filter [units, depth].
+struct FcGeometry {
+  int64_t batches, depth, units;
+};
+
+struct FcProblem {
+  FcGeometry geometry{0, 0, 0};
+  ConvArithmetic* arithmetic = nullptr;
+  TensorId input = kNoTensor, filter = kNoTensor, bias = kNoTensor, output = kNoTensor;
+  // For int8 with a constant filter of zero point 0 and a constant bias (or none): the bias
+  // with the input's zero point folded in, bias[u] - zp * sum of row u, wrapped to int32 as
+  // the kernels sum (empty otherwise). Kernels that pack the weights need it.
+  std::vector<int32_t> folded_bias;
+  // float32 input with a constant float32 filter: the weights can be packed.
+  bool float32_constant_filter = false;
+  // The arithmetic as TFLite's per-unit requantization, when folded_bias is set.
+  std::optional<ChannelRequantization> requantization;
+  // The input is a tensor of the memory plan (word-aligned), not one the application passes.
+  bool planned_input = false;
+};
+
+// The kernel's 2-D views of the input and output; build_fc_kernel binds them to the tensors.
+struct FcViews {
+  ir::Buffer input, output;
+};
+
+struct FcKernel {
+  std::string name;
+  int priority = 0;
+  std::function<bool(const FcProblem&, const TargetFacts&)> applies;
+  // The body; declares the parameters it reads besides the two views (filter, bias).
+  std::function<ir::Stmt(KernelBuilder&, const FcProblem&, const FcViews&)> build;
+};
+
+void register_fc_kernel(FcKernel kernel);
+
+struct FcKernelRegistrar {
+  explicit FcKernelRegistrar(FcKernel kernel) { register_fc_kernel(std::move(kernel)); }
+};
+#define AOTC_REGISTER_FC_KERNEL(kernel) \
+  static ::aotc::FcKernelRegistrar AOTC_CONCAT(aotc_fc_kernel_registrar_, __COUNTER__)(kernel)
+
+std::vector<std::string> registered_fc_kernels();
+const FcKernel& select_fc_kernel(const FcProblem& problem, const TargetFacts& target);
+
+// The lowered kernel: the input view first, the selected kernel's parameters, the output
+// view last; the function's "kernel" attribute names the kernel.
+LoweredOp build_fc_kernel(KernelBuilder& kb, const FcProblem& problem);
+
+}  // namespace aotc
