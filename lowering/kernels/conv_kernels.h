@@ -6,22 +6,23 @@
 // build_conv_kernel takes, of the kernels registered for convolutions, the one of highest
 // priority whose applies() accepts the problem on the target, and builds it. The kernels
 // live one family per folder, lowering/kernels/<isa>/, each registering itself (with
-// AOTC_REGISTER_CONV_KERNEL) beside its builder, and only they test the target's features;
+// AOTC_REGISTER_KERNEL) beside its builder, and only they test the target's features;
 // the generic loops (lowering/ops/convolution.h, registered here as "portable.conv")
-// apply to every problem. The chosen kernel's name is the function's "kernel" attribute,
-// which metadata.json lists per step.
+// apply to every problem. A kernel registers with
+//   AOTC_REGISTER_KERNEL(ConvKernels, ({"<family>.<kernel>", priority, applies, build}));
+// The chosen kernel's name is the function's "kernel" attribute, which metadata.json lists
+// per step and --print-after shows.
 //
 // This is TVM's operator strategy (implementations registered per target with priorities)
 // in the small: a kernel family for a new ISA is a new folder, its registrations and the
 // target feature that enables it.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "aot/base/target_facts.h"
+#include "lowering/kernels/kernel_registry.h"
 #include "lowering/ops/convolution.h"
 
 namespace aotc {
@@ -44,28 +45,7 @@ struct ConvProblem {
   std::optional<ChannelRequantization> requantization;
 };
 
-struct ConvKernel {
-  std::string name;  // "<family>.<kernel>", e.g. "dsp.blocked_conv_s8"
-  int priority = 0;  // of the kernels that apply, the highest priority is taken
-  std::function<bool(const ConvProblem&, const TargetFacts&)> applies;
-  // The body; declares the parameters it reads besides the input (operands.input is set):
-  // the filter and bias when it does not pack them, and the output.
-  std::function<ir::Stmt(KernelBuilder&, const ConvProblem&, ConvOperands&)> build;
-};
-
-void register_conv_kernel(ConvKernel kernel);
-
-struct ConvKernelRegistrar {
-  explicit ConvKernelRegistrar(ConvKernel kernel) { register_conv_kernel(std::move(kernel)); }
-};
-#define AOTC_REGISTER_CONV_KERNEL(kernel) \
-  static ::aotc::ConvKernelRegistrar AOTC_CONCAT(aotc_conv_kernel_registrar_, __COUNTER__)(kernel)
-
-// The names of the registered kernels, highest priority first.
-std::vector<std::string> registered_conv_kernels();
-
-// The kernel build_conv_kernel takes for `problem` on `target`.
-const ConvKernel& select_conv_kernel(const ConvProblem& problem, const TargetFacts& target);
+using ConvKernels = KernelRegistry<ConvProblem, ConvOperands>;
 
 // The lowered kernel of `problem`: its input declared first, then the selected kernel's
 // parameters and body; the function's "kernel" attribute names the kernel.

@@ -1,8 +1,5 @@
 #include "lowering/kernels/fc_kernels.h"
 
-#include <algorithm>
-#include <stdexcept>
-
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/reduction.h"
 
@@ -11,15 +8,10 @@ namespace {
 
 using ir::Expr;
 
-std::vector<FcKernel>& registry() {
-  static std::vector<FcKernel> kernels;
-  return kernels;
-}
-
 // The generic loop: a loop per unit over the depth, which the host's C compiler sees whole.
 // With a folded bias the input's zero point is already in it and the terms are plain
 // products.
-ir::Stmt generic_fc(KernelBuilder& kb, const FcProblem& p, const FcViews& views) {
+ir::Stmt generic_fc(KernelBuilder& kb, const FcProblem& p, FcViews& views) {
   const FcGeometry& f = p.geometry;
   ConvArithmetic& a = *p.arithmetic;
   bool folded = !p.folded_bias.empty();
@@ -48,30 +40,12 @@ ir::Stmt generic_fc(KernelBuilder& kb, const FcProblem& p, const FcViews& views)
   });
 }
 
-AOTC_REGISTER_FC_KERNEL((FcKernel{"portable.fc", 0, [](const FcProblem&, const TargetFacts&) { return true; }, generic_fc}));
+AOTC_REGISTER_KERNEL(FcKernels, ({"portable.fc", 0, [](const FcProblem&, const TargetFacts&) { return true; }, generic_fc}));
 
 }  // namespace
 
-void register_fc_kernel(FcKernel kernel) {
-  std::vector<FcKernel>& kernels = registry();
-  auto at = std::find_if(kernels.begin(), kernels.end(), [&](const FcKernel& k) { return k.priority < kernel.priority; });
-  kernels.insert(at, std::move(kernel));
-}
-
-std::vector<std::string> registered_fc_kernels() {
-  std::vector<std::string> names;
-  for (const FcKernel& kernel : registry()) names.push_back(kernel.name);
-  return names;
-}
-
-const FcKernel& select_fc_kernel(const FcProblem& problem, const TargetFacts& target) {
-  for (const FcKernel& kernel : registry())
-    if (kernel.applies(problem, target)) return kernel;
-  throw std::logic_error("no fully connected kernel applies (portable.fc should)");
-}
-
 LoweredOp build_fc_kernel(KernelBuilder& kb, const FcProblem& problem) {
-  const FcKernel& kernel = select_fc_kernel(problem, kb.target());
+  const FcKernels::Entry& kernel = FcKernels::select(problem, kb.target());
   const Graph& g = kb.graph();
   const FcGeometry& f = problem.geometry;
   // Parameters seen as 2-D, whatever the tensors' ranks.

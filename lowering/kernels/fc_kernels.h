@@ -6,12 +6,11 @@
 // attribute. The generic loop ("portable.fc") applies to every problem.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "aot/base/target_facts.h"
+#include "lowering/kernels/kernel_registry.h"
 #include "lowering/ops/convolution.h"
 
 namespace aotc {
@@ -42,24 +41,7 @@ struct FcViews {
   ir::Buffer input, output;
 };
 
-struct FcKernel {
-  std::string name;
-  int priority = 0;
-  std::function<bool(const FcProblem&, const TargetFacts&)> applies;
-  // The body; declares the parameters it reads besides the two views (filter, bias).
-  std::function<ir::Stmt(KernelBuilder&, const FcProblem&, const FcViews&)> build;
-};
-
-void register_fc_kernel(FcKernel kernel);
-
-struct FcKernelRegistrar {
-  explicit FcKernelRegistrar(FcKernel kernel) { register_fc_kernel(std::move(kernel)); }
-};
-#define AOTC_REGISTER_FC_KERNEL(kernel) \
-  static ::aotc::FcKernelRegistrar AOTC_CONCAT(aotc_fc_kernel_registrar_, __COUNTER__)(kernel)
-
-std::vector<std::string> registered_fc_kernels();
-const FcKernel& select_fc_kernel(const FcProblem& problem, const TargetFacts& target);
+using FcKernels = KernelRegistry<FcProblem, FcViews>;
 
 // The lowered kernel: the input view first, the selected kernel's parameters, the output
 // view last; the function's "kernel" attribute names the kernel.

@@ -136,7 +136,7 @@ TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
       EXPECT_EQ(got, want);
     }
   }
-  for (const std::string& name : registered_conv_kernels())
+  for (const std::string& name : ConvKernels::names())
     EXPECT_GT(chosen[name], 0) << name << " was chosen for none of the random problems";
   for (const auto& [name, count] : chosen) std::cout << "  " << name << ": " << count << " problem-targets\n";
 }
@@ -215,7 +215,7 @@ TEST(FcKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
       EXPECT_EQ(got, want);
     }
   }
-  for (const std::string& name : registered_fc_kernels())
+  for (const std::string& name : FcKernels::names())
     EXPECT_GT(chosen[name], 0) << name << " was chosen for none of the random problems";
   for (const auto& [name, count] : chosen) std::cout << "  " << name << ": " << count << " problem-targets\n";
 }

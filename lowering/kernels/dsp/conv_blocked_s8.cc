@@ -360,7 +360,7 @@ ir::Stmt lower_blocked_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, 
   return BlockedConvBuilder(kb, geometry, arithmetic, operands, constants).build();
 }
 
-AOTC_REGISTER_CONV_KERNEL((ConvKernel{
+AOTC_REGISTER_KERNEL(ConvKernels, ({
     "dsp.blocked_conv_s8", 20,
     [](const ConvProblem& p, const TargetFacts& target) {
       return int8_register_blocks_pay(target) && p.int8_constant_symmetric && !p.depthwise && blocked_conv_s8_applies(p.geometry);

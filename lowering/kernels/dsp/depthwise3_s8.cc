@@ -150,7 +150,7 @@ ir::Stmt lower_depthwise3_s8(KernelBuilder& kb, const ConvGeometry& geometry, Co
 }
 
 // Preferred over depthwise_s8 where both apply: its own packed taps, a padded plane per channel.
-AOTC_REGISTER_CONV_KERNEL((ConvKernel{
+AOTC_REGISTER_KERNEL(ConvKernels, ({
     "dsp.depthwise3_s8", 30,
     [](const ConvProblem& p, const TargetFacts& target) {
       return int8_register_blocks_pay(target) && p.int8_constant_symmetric && p.depthwise && depthwise3_s8_applies(p.geometry);

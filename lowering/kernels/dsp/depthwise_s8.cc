@@ -178,7 +178,7 @@ ir::Stmt lower_depthwise_s8(KernelBuilder& kb, const ConvGeometry& geometry, Con
   return DepthwiseBuilder(kb, geometry, arithmetic, operands, constants).build();
 }
 
-AOTC_REGISTER_CONV_KERNEL((ConvKernel{
+AOTC_REGISTER_KERNEL(ConvKernels, ({
     "dsp.depthwise_s8", 20,
     [](const ConvProblem& p, const TargetFacts& target) {
       return int8_register_blocks_pay(target) && p.int8_constant_symmetric && p.depthwise && depthwise_s8_applies(p.geometry);

@@ -64,10 +64,10 @@ ir::Stmt lower_fully_connected_s8(const ir::Buffer& input, const ir::Buffer& out
 }
 
 // int8 with the input's zero point folded into the bias (constant symmetric weights).
-AOTC_REGISTER_FC_KERNEL((FcKernel{
+AOTC_REGISTER_KERNEL(FcKernels, ({
     "dsp.fully_connected_s8", 20,
     [](const FcProblem& p, const TargetFacts& target) { return int8_register_blocks_pay(target) && !p.folded_bias.empty(); },
-    [](KernelBuilder& kb, const FcProblem& p, const FcViews& views) {
+    [](KernelBuilder& kb, const FcProblem& p, FcViews& views) {
       return lower_fully_connected_s8(views.input, views.output, kb.graph().tensor(p.filter), p.folded_bias, p.geometry,
                                       *p.arithmetic, p.planned_input);
     }}));

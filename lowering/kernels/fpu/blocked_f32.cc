@@ -396,13 +396,13 @@ ir::Stmt build_conv_f32(KernelBuilder& kb, const ConvProblem& p, ConvOperands& o
 
 }  // namespace
 
-AOTC_REGISTER_CONV_KERNEL((ConvKernel{"fpu.depthwise_f32", 10,
+AOTC_REGISTER_KERNEL(ConvKernels, ({"fpu.depthwise_f32", 10,
                                       [](const ConvProblem& p, const TargetFacts& target) {
                                         return target.has("fpu") && p.float32_constant_filter && p.depthwise &&
                                                depthwise_f32_applies(p.geometry);
                                       },
                                       build_conv_f32}));
-AOTC_REGISTER_CONV_KERNEL((ConvKernel{"fpu.blocked_conv_f32", 10,
+AOTC_REGISTER_KERNEL(ConvKernels, ({"fpu.blocked_conv_f32", 10,
                                       [](const ConvProblem& p, const TargetFacts& target) {
                                         return target.has("fpu") && p.float32_constant_filter && !p.depthwise &&
                                                blocked_conv_f32_applies(p.geometry);
@@ -411,10 +411,10 @@ AOTC_REGISTER_CONV_KERNEL((ConvKernel{"fpu.blocked_conv_f32", 10,
 
 // On a core with an FPU: four units per call over weights packed at compile time, sixteen
 // with Helium's float vectors (`mve.fp`).
-AOTC_REGISTER_FC_KERNEL((FcKernel{
+AOTC_REGISTER_KERNEL(FcKernels, ({
     "fpu.fully_connected_f32", 10,
     [](const FcProblem& p, const TargetFacts& target) { return target.has("fpu") && p.float32_constant_filter; },
-    [](KernelBuilder& kb, const FcProblem& p, const FcViews& views) {
+    [](KernelBuilder& kb, const FcProblem& p, FcViews& views) {
       ir::Buffer bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, "bias") : nullptr;
       return lower_fully_connected_f32(views.input, views.output, bias, kb.graph().tensor(p.filter), p.geometry,
                                        *p.arithmetic, kb.target().has("mve.fp"));

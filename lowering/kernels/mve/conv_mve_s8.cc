@@ -394,7 +394,7 @@ ir::Stmt lower_mve_fully_connected_s8(const ir::Buffer& x, const ir::Buffer& y, 
 
 // On a core with Helium: an int8 convolution, or depthwise convolution of depth multiplier 1,
 // with constant symmetric weights and TFLite's per-channel requantization.
-AOTC_REGISTER_CONV_KERNEL((ConvKernel{
+AOTC_REGISTER_KERNEL(ConvKernels, ({
     "mve.conv_s8", 40,
     [](const ConvProblem& p, const TargetFacts& target) {
       return target.has("mve") && p.int8_constant_symmetric && p.requantization && mve_conv_s8_applies(p.geometry);
@@ -406,12 +406,12 @@ AOTC_REGISTER_CONV_KERNEL((ConvKernel{
 
 // On a core with Helium: int8 with the input's zero point folded into the bias and TFLite's
 // per-unit requantization, sixteen products per instruction, four units per input vector.
-AOTC_REGISTER_FC_KERNEL((FcKernel{
+AOTC_REGISTER_KERNEL(FcKernels, ({
     "mve.fully_connected_s8", 40,
     [](const FcProblem& p, const TargetFacts& target) {
       return target.has("mve") && !p.folded_bias.empty() && p.requantization;
     },
-    [](KernelBuilder& kb, const FcProblem& p, const FcViews& views) {
+    [](KernelBuilder& kb, const FcProblem& p, FcViews& views) {
       return lower_mve_fully_connected_s8(views.input, views.output, kb.graph().tensor(p.filter), p.folded_bias,
                                           *p.requantization);
     }}));

@@ -1,0 +1,68 @@
+// The kernel strategy's registry, one per kind of problem (ConvProblem, FcProblem): kernels
+// register with a name, a priority, applies(problem, target) and build(...), and select()
+// returns, of those that apply, the first of highest priority (registration order breaks
+// ties). Each registry has a portable kernel that applies to every problem.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "aot/base/target_facts.h"
+#include "lowering/ops/kernel_builder.h"
+
+namespace aotc {
+
+// A kernel for problems of type Problem: its body reads and writes Operands, the buffers
+// its lowering declared (build declares the parameters it reads beyond those given).
+template <typename Problem, typename Operands>
+struct Kernel {
+  std::string name;  // "<family>.<kernel>", e.g. "dsp.blocked_conv_s8": metadata.json's "kernel"
+  int priority = 0;
+  std::function<bool(const Problem&, const TargetFacts&)> applies;
+  std::function<ir::Stmt(KernelBuilder&, const Problem&, Operands&)> build;
+};
+
+template <typename Problem, typename Operands>
+class KernelRegistry {
+ public:
+  using Entry = Kernel<Problem, Operands>;
+
+  static void add(Entry kernel) {
+    std::vector<Entry>& kernels = entries();
+    auto at = std::find_if(kernels.begin(), kernels.end(), [&](const Entry& k) { return k.priority < kernel.priority; });
+    kernels.insert(at, std::move(kernel));
+  }
+
+  // Highest priority first.
+  static std::vector<std::string> names() {
+    std::vector<std::string> names;
+    for (const Entry& kernel : entries()) names.push_back(kernel.name);
+    return names;
+  }
+
+  static const Entry& select(const Problem& problem, const TargetFacts& target) {
+    for (const Entry& kernel : entries())
+      if (kernel.applies(problem, target)) return kernel;
+    throw std::logic_error("no kernel applies: the registry lacks its portable kernel");
+  }
+
+  struct Registrar {
+    explicit Registrar(Entry kernel) { add(std::move(kernel)); }
+  };
+
+ private:
+  static std::vector<Entry>& entries() {
+    static std::vector<Entry> kernels;
+    return kernels;
+  }
+};
+
+// Registers `kernel` (a Kernel brace-initializer in parentheses) in `Registry` from a static
+// initializer, in the file that defines its builder.
+#define AOTC_REGISTER_KERNEL(Registry, kernel) \
+  static Registry::Registrar AOTC_CONCAT(aotc_kernel_registrar_, __COUNTER__)(Registry::Entry kernel)
+
+}  // namespace aotc
