@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -120,6 +121,14 @@ inline TensorId add_tensor(Graph& graph, const std::string& name, DataType dtype
 using Memory = std::map<TensorId, std::vector<uint8_t>>;
 
 // The node's kernel for `target` (by default one with no particular facts).
+// Facts of a test target with these ISA features (they choose kernel variants).
+inline TargetFacts with_features(std::set<std::string> features) {
+  TargetFacts t;
+  t.name = "test";
+  t.features = std::move(features);
+  return t;
+}
+
 inline LoweredOp lower_node(const Graph& graph, const Node& node, const TargetFacts& target = TargetFacts{}) {
   return find_op(node.op)->lower(LowerContext{graph, node, "kernel", target});
 }

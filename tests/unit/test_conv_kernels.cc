@@ -24,13 +24,6 @@
 namespace aotc::test {
 namespace {
 
-TargetFacts with_features(std::set<std::string> features) {
-  TargetFacts t;
-  t.name = "test";
-  t.features = std::move(features);
-  return t;
-}
-
 // The kernel named in the printed function's header ("func ...(...) kernel NAME {").
 std::string chosen_kernel(OneNode& node) {
   std::string ir = node.printed_ir();
@@ -116,19 +109,25 @@ OneNode conv_node(const Problem& p, const TargetFacts& target) {
   return node;
 }
 
-TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
+// Lowers each of `count` random problems for the host (`simd`: the portable kernel
+// `portable`) and for every feature set of kernel_targets(), requires every result to be
+// the portable kernel's, and every kernel in `registered` to be chosen at least once.
+template <typename ProblemCase>
+void expect_every_kernel_agrees(int count, uint32_t rng_seed, ProblemCase (*random)(std::mt19937&, uint32_t),
+                                OneNode (*make)(const ProblemCase&, const TargetFacts&), const std::string& portable,
+                                const std::vector<std::string>& registered) {
   const std::vector<TargetFacts> targets = {with_features({}), with_features({"dsp"}), with_features({"dsp", "mve"}),
                                             with_features({"fpu"}), with_features({"fpu", "dsp", "mve", "mve.fp"})};
   std::map<std::string, int> chosen;
-  std::mt19937 rng(27);
-  for (uint32_t seed = 1; seed <= 160; ++seed) {
-    Problem p = random_problem(rng, seed * 10);
+  std::mt19937 rng(rng_seed);
+  for (uint32_t seed = 1; seed <= static_cast<uint32_t>(count); ++seed) {
+    ProblemCase p = random(rng, seed * 10);
     SCOPED_TRACE(p.text());
-    OneNode generic = conv_node(p, with_features({"simd"}));
-    ASSERT_EQ(chosen_kernel(generic), "portable.conv");
+    OneNode generic = make(p, with_features({"simd"}));
+    ASSERT_EQ(chosen_kernel(generic), portable);
     std::vector<uint8_t> want = p.float32 ? to_bytes(generic.run<float>()) : to_bytes(generic.run<int8_t>());
     for (const TargetFacts& target : targets) {
-      OneNode node = conv_node(p, target);
+      OneNode node = make(p, target);
       std::string kernel = chosen_kernel(node);
       SCOPED_TRACE(kernel);
       ++chosen[kernel];
@@ -136,9 +135,12 @@ TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
       EXPECT_EQ(got, want);
     }
   }
-  for (const std::string& name : ConvKernels::names())
-    EXPECT_GT(chosen[name], 0) << name << " was chosen for none of the random problems";
-  for (const auto& [name, count] : chosen) std::cout << "  " << name << ": " << count << " problem-targets\n";
+  for (const std::string& name : registered) EXPECT_GT(chosen[name], 0) << name << " was chosen for none of the random problems";
+  for (const auto& [name, times] : chosen) std::cout << "  " << name << ": " << times << " problem-targets\n";
+}
+
+TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
+  expect_every_kernel_agrees<Problem>(160, 27, random_problem, conv_node, "portable.conv", ConvKernels::names());
 }
 
 struct FcProblemCase {
@@ -196,28 +198,7 @@ OneNode fc_node(const FcProblemCase& p, const TargetFacts& target) {
 }
 
 TEST(FcKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
-  const std::vector<TargetFacts> targets = {with_features({}), with_features({"dsp"}), with_features({"dsp", "mve"}),
-                                            with_features({"fpu"}), with_features({"fpu", "dsp", "mve", "mve.fp"})};
-  std::map<std::string, int> chosen;
-  std::mt19937 rng(2727);
-  for (uint32_t seed = 1; seed <= 120; ++seed) {
-    FcProblemCase p = random_fc(rng, seed * 10);
-    SCOPED_TRACE(p.text());
-    OneNode generic = fc_node(p, with_features({"simd"}));
-    ASSERT_EQ(chosen_kernel(generic), "portable.fc");
-    std::vector<uint8_t> want = p.float32 ? to_bytes(generic.run<float>()) : to_bytes(generic.run<int8_t>());
-    for (const TargetFacts& target : targets) {
-      OneNode node = fc_node(p, target);
-      std::string kernel = chosen_kernel(node);
-      SCOPED_TRACE(kernel);
-      ++chosen[kernel];
-      std::vector<uint8_t> got = p.float32 ? to_bytes(node.run<float>()) : to_bytes(node.run<int8_t>());
-      EXPECT_EQ(got, want);
-    }
-  }
-  for (const std::string& name : FcKernels::names())
-    EXPECT_GT(chosen[name], 0) << name << " was chosen for none of the random problems";
-  for (const auto& [name, count] : chosen) std::cout << "  " << name << ": " << count << " problem-targets\n";
+  expect_every_kernel_agrees<FcProblemCase>(120, 2727, random_fc, fc_node, "portable.fc", FcKernels::names());
 }
 
 }  // namespace

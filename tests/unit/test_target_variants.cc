@@ -28,13 +28,6 @@
 namespace aotc::test {
 namespace {
 
-TargetFacts with_features(std::set<std::string> features) {
-  TargetFacts t;
-  t.name = "test";
-  t.features = std::move(features);
-  return t;
-}
-
 struct FcCase {
   int64_t batches, depth, units;
   bool constant_weights;

@@ -360,14 +360,6 @@ ir::Stmt lower_blocked_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, 
   return BlockedConvBuilder(kb, geometry, arithmetic, operands, constants).build();
 }
 
-AOTC_REGISTER_KERNEL(ConvKernels, ({
-    "dsp.blocked_conv_s8", 20,
-    [](const ConvProblem& p, const TargetFacts& target) {
-      return int8_register_blocks_pay(target) && p.int8_constant_symmetric && !p.depthwise && blocked_conv_s8_applies(p.geometry);
-    },
-    [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
-      ops.output = kb.tensor_param(p.output, "output");
-      return lower_blocked_conv_s8(kb, p.geometry, *p.arithmetic, ops, p.constants);
-    }}));
+AOTC_REGISTER_KERNEL(ConvKernels, (dsp_conv_kernel("dsp.blocked_conv_s8", 20, false, blocked_conv_s8_applies, false, lower_blocked_conv_s8)));
 
 }  // namespace aotc

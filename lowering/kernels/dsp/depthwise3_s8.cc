@@ -150,14 +150,6 @@ ir::Stmt lower_depthwise3_s8(KernelBuilder& kb, const ConvGeometry& geometry, Co
 }
 
 // Preferred over depthwise_s8 where both apply: its own packed taps, a padded plane per channel.
-AOTC_REGISTER_KERNEL(ConvKernels, ({
-    "dsp.depthwise3_s8", 30,
-    [](const ConvProblem& p, const TargetFacts& target) {
-      return int8_register_blocks_pay(target) && p.int8_constant_symmetric && p.depthwise && depthwise3_s8_applies(p.geometry);
-    },
-    [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
-      ops.output = kb.tensor_param(p.output, "output");
-      return lower_depthwise3_s8(kb, p.geometry, *p.arithmetic, ops, p.constants);
-    }}));
+AOTC_REGISTER_KERNEL(ConvKernels, (dsp_conv_kernel("dsp.depthwise3_s8", 30, true, depthwise3_s8_applies, false, lower_depthwise3_s8)));
 
 }  // namespace aotc

@@ -178,15 +178,6 @@ ir::Stmt lower_depthwise_s8(KernelBuilder& kb, const ConvGeometry& geometry, Con
   return DepthwiseBuilder(kb, geometry, arithmetic, operands, constants).build();
 }
 
-AOTC_REGISTER_KERNEL(ConvKernels, ({
-    "dsp.depthwise_s8", 20,
-    [](const ConvProblem& p, const TargetFacts& target) {
-      return int8_register_blocks_pay(target) && p.int8_constant_symmetric && p.depthwise && depthwise_s8_applies(p.geometry);
-    },
-    [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
-      ops.filter = kb.tensor_param(p.filter, "filter");  // its taps are read unpacked
-      ops.output = kb.tensor_param(p.output, "output");
-      return lower_depthwise_s8(kb, p.geometry, *p.arithmetic, ops, p.constants);
-    }}));
+AOTC_REGISTER_KERNEL(ConvKernels, (dsp_conv_kernel("dsp.depthwise_s8", 20, true, depthwise_s8_applies, true, lower_depthwise_s8)));
 
 }  // namespace aotc

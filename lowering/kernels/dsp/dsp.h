@@ -6,10 +6,32 @@
 // generic loops, which its compiler vectorizes.
 #pragma once
 
+#include <string>
+
 #include "aot/base/target_facts.h"
+#include "lowering/kernels/conv_kernels.h"
 
 namespace aotc {
 
 inline bool int8_register_blocks_pay(const TargetFacts& target) { return target.has("dsp") || !target.has("simd"); }
+
+using DspConvBuilder = ir::Stmt (*)(KernelBuilder&, const ConvGeometry&, ConvArithmetic&, const ConvOperands&,
+                                    const FoldedConvConstants&);
+
+// The registration of one of the family's convolutions: it applies where the blocks pay, to
+// int8 problems with constant symmetric weights, depthwise or not as `depthwise` says, whose
+// geometry `fits`; `reads_filter`: it reads the filter unpacked (a parameter) besides its tables.
+inline ConvKernels::Entry dsp_conv_kernel(std::string name, int priority, bool depthwise, bool (*fits)(const ConvGeometry&),
+                                          bool reads_filter, DspConvBuilder lower) {
+  return {std::move(name), priority,
+          [=](const ConvProblem& p, const TargetFacts& target) {
+            return int8_register_blocks_pay(target) && p.int8_constant_symmetric && p.depthwise == depthwise && fits(p.geometry);
+          },
+          [=](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
+            if (reads_filter) ops.filter = kb.tensor_param(p.filter, "filter");
+            ops.output = kb.tensor_param(p.output, "output");
+            return lower(kb, p.geometry, *p.arithmetic, ops, p.constants);
+          }};
+}
 
 }  // namespace aotc
