@@ -7,15 +7,14 @@
 // stored, without rescaling, because TFLite requires input and output to share their
 // quantization. On a
 // core with Helium the int8 sums of windows inside the input are vector sums
-// (runtime-c/aotc_mve.h).
+// (lowering/kernels/mve/pool_mve_s8.cc, chosen by the kernel strategy).
 #include <cmath>
 #include <functional>
 #include <limits>
 
-#include "lowering/ir/runtime_calls.h"
-#include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
-#include "lowering/ops/reduction.h"
+#include "lowering/kernels/pool_kernels.h"
+#include "lowering/ops/kernel_builder.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/tflite_infer.h"
 #include "lowering/ops/window.h"
@@ -63,16 +62,6 @@ void infer_pool(Graph& g, Node& node) {
   if (t != DataType::Float32()) require_same_quantization(g, node);
 }
 
-// The reduction over one window: `init`, then `update(acc, x)` for each input element x
-// the window covers, then `finish(acc, count)` with count the number of those elements
-// (only computed for reductions that use it).
-struct WindowReduction {
-  Expr init;  // also gives the accumulator's type
-  std::function<Expr(Expr acc, Expr x)> update;
-  std::function<Expr(Expr acc, Expr count)> finish;
-  bool uses_count;
-};
-
 // int8 and int16 (reference_integer_ops::AveragePool and MaxPool, one formula for both).
 WindowReduction quantized_average(const Graph& g, const Node& node) {
   QuantizedRange range = tflite::output_range(g, node, node.outputs[0]);
@@ -114,59 +103,24 @@ WindowReduction window_reduction(const Graph& g, const Node& node, PoolKind kind
   return quantized ? quantized_max(g, node) : float_max(node);
 }
 
-// Output element o = (n, oy, ox, c): the reduction over its window, clipped to the input.
-ir::Stmt pool_one_output(const PoolGeometry& p, const WindowReduction& reduction, const ir::Buffer& x,
-                         const ir::Buffer& y, const std::vector<Expr>& o) {
-  WindowTaps window(p.axes, {o[1], o[2]});
-  auto taps = [&](const Accumulator& acc) {
-    return window.loops([&](const std::vector<Expr>&, const std::vector<Expr>& at) {
-      return acc.set(reduction.update(acc.value(), ir::load(x, {o[0], at[0], at[1], o[3]})));
-    });
-  };
-  auto write = [&](const Expr& total) {
-    if (!reduction.uses_count) return ir::store(y, o, reduction.finish(total, Expr()));
-    ir::Var count = ir::make_var("count");
-    return ir::let(count, window.count(), ir::store(y, o, reduction.finish(total, ir::var_expr(count))));
-  };
-  return window.bind(accumulate(reduction.init, taps, write));
-}
-
-// On a core with Helium, an int8 average over windows that never leave the input: each
-// output pixel's window summed for every channel by the runtime (aotc_mve_window_sum_s8,
-// four channels per vector), then divided channel by channel as TFLite does.
-bool helium_average_applies(const LowerContext& ctx, const PoolGeometry& p, PoolKind kind) {
-  bool inside = !p.axes[0].can_leave_input() && !p.axes[1].can_leave_input();
-  return ctx.target.has("mve") && kind == PoolKind::kAverage && tflite::is_int8(ctx.graph, ctx.node.inputs[0]) && inside;
-}
-
-ir::Stmt helium_average(const PoolGeometry& p, const WindowReduction& reduction, const ir::Buffer& x,
-                        const ir::Buffer& y) {
-  const WindowAxis &ya = p.axes[0], &xa = p.axes[1];
-  ir::Buffer sums = ir::make_buffer("sums", DataType::Int(32), {p.channels});
-  ir::Stmt loops = ir::loop_nest({p.batches, ya.output, xa.output}, {"n", "oy", "ox"}, [&](const std::vector<Expr>& o) {
-    Expr first = ir::address_of(x, {o[0], o[1] * ya.stride - ya.pad_begin, o[2] * xa.stride - xa.pad_begin, 0});
-    ir::Stmt sum = ir::evaluate(ir::mve_window_sum_s8(first, ir::make_int(xa.input * p.channels), ir::make_int(ya.kernel),
-                                                      ir::make_int(xa.kernel), ir::make_int(p.channels),
-                                                      ir::address_of(sums, {0})));
-    ir::Stmt divide = ir::loop_nest({p.channels}, {"c"}, [&](const std::vector<Expr>& c) {
-      return ir::store(y, {o[0], o[1], o[2], c[0]}, reduction.finish(ir::load(sums, c), ir::make_int(ya.kernel * xa.kernel)));
-    });
-    return ir::seq({sum, divide});
-  });
-  return ir::allocate(sums, loops);
-}
-
+// The pooling as a PoolProblem for the kernel strategy (lowering/kernels/pool_kernels.h):
+// on a core with Helium an int8 average over windows inside the input takes the runtime's
+// vector window sums, anything else the portable loops.
 LoweredOp lower_pool(const LowerContext& ctx, PoolKind kind) {
   const Graph& g = ctx.graph;
   const Node& node = ctx.node;
-  PoolGeometry p = pool_geometry(g, node);
-  WindowReduction reduction = window_reduction(g, node, kind);
+  PoolGeometry geometry = pool_geometry(g, node);
+  PoolProblem p;
+  p.batches = geometry.batches;
+  p.channels = geometry.channels;
+  p.axes = geometry.axes;
+  p.type = g.tensor(node.inputs[0]).dtype;
+  p.average = kind == PoolKind::kAverage;
+  p.reduction = window_reduction(g, node, kind);
+  p.input = node.inputs[0];
+  p.output = node.outputs[0];
   KernelBuilder kb(ctx);
-  ir::Buffer x = kb.input(0, "input"), y = kb.output(0, "output");
-  if (helium_average_applies(ctx, p, kind)) return kb.finish(helium_average(p, reduction, x, y));
-  ir::Stmt body = ir::loop_nest({p.batches, p.axes[0].output, p.axes[1].output, p.channels}, {"n", "oy", "ox", "c"},
-                                [&](const std::vector<Expr>& o) { return pool_one_output(p, reduction, x, y, o); });
-  return kb.finish(body);
+  return build_pool_kernel(kb, p);
 }
 
 OpDef pool_op(PoolKind kind) {

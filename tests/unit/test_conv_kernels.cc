@@ -3,7 +3,8 @@
 // random sizes, kernel sizes, strides, dilations, padding, depth multipliers, input zero
 // points, per-channel filter scales, output quantizations and fused activations, int8 and
 // float32; and fully connected layers of random sizes, with and without a bias, constant or
-// run-time weights, per-tensor or per-unit scales. Each problem is lowered for feature sets under which the kernel families apply
+// run-time weights, per-tensor or per-unit scales; and average and max pools, int8, int16
+// and float32. Each problem is lowered for feature sets under which the kernel families apply
 // (none: a core without DSP; `dsp`; `dsp` and `mve`; `fpu`; `fpu` and Helium's `mve.fp`),
 // and each result must be exactly the generic kernel's (the host's `simd` target, which
 // keeps the generic loops): the same bytes for int8, the same floats for float32 (the float
@@ -19,6 +20,7 @@
 
 #include "lowering/kernels/conv_kernels.h"
 #include "lowering/kernels/fc_kernels.h"
+#include "lowering/kernels/pool_kernels.h"
 #include "tests/unit/one_node.h"
 
 namespace aotc::test {
@@ -36,6 +38,7 @@ std::string chosen_kernel(OneNode& node) {
 
 struct Problem {
   bool depthwise = false, float32 = false, same = true;
+  bool int16 = false;  // 16x8 convolutions take the portable kernel only: not drawn
   int64_t h = 1, w = 1, channels = 1, multiplier = 1, out_channels = 1, kh = 1, kw = 1, stride = 1, dilation = 1;
   std::string activation = "NONE";
   Quant input{0.05f, 0}, output{0.1f, 0};
@@ -109,6 +112,14 @@ OneNode conv_node(const Problem& p, const TargetFacts& target) {
   return node;
 }
 
+// The output's bytes, of the element type the problem case says.
+template <typename ProblemCase>
+std::vector<uint8_t> run_bytes(OneNode& node, const ProblemCase& p) {
+  if (p.float32) return to_bytes(node.run<float>());
+  if (p.int16) return to_bytes(node.run<int16_t>());
+  return to_bytes(node.run<int8_t>());
+}
+
 // Lowers each of `count` random problems for the host (`simd`: the portable kernel
 // `portable`) and for every feature set of kernel_targets(), requires every result to be
 // the portable kernel's, and every kernel in `registered` to be chosen at least once.
@@ -125,13 +136,13 @@ void expect_every_kernel_agrees(int count, uint32_t rng_seed, ProblemCase (*rand
     SCOPED_TRACE(p.text());
     OneNode generic = make(p, with_features({"simd"}));
     ASSERT_EQ(chosen_kernel(generic), portable);
-    std::vector<uint8_t> want = p.float32 ? to_bytes(generic.run<float>()) : to_bytes(generic.run<int8_t>());
+    std::vector<uint8_t> want = run_bytes(generic, p);
     for (const TargetFacts& target : targets) {
       OneNode node = make(p, target);
       std::string kernel = chosen_kernel(node);
       SCOPED_TRACE(kernel);
       ++chosen[kernel];
-      std::vector<uint8_t> got = p.float32 ? to_bytes(node.run<float>()) : to_bytes(node.run<int8_t>());
+      std::vector<uint8_t> got = run_bytes(node, p);
       EXPECT_EQ(got, want);
     }
   }
@@ -145,6 +156,7 @@ TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
 
 struct FcProblemCase {
   bool float32 = false, constant_weights = true, bias = true, per_unit = false;
+  bool int16 = false;  // 16x8 layers take the portable kernel only: not drawn
   int64_t batches = 1, depth = 1, units = 1;
   Quant input{0.05f, 0}, output{0.1f, 0};
   std::vector<float> filter_scales;
@@ -199,6 +211,61 @@ OneNode fc_node(const FcProblemCase& p, const TargetFacts& target) {
 
 TEST(FcKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
   expect_every_kernel_agrees<FcProblemCase>(120, 2727, random_fc, fc_node, "portable.fc", FcKernels::names());
+}
+
+struct PoolCase {
+  bool float32 = false, int16 = false, average = true, same = true;
+  int64_t h = 1, w = 1, channels = 1, kh = 1, kw = 1, stride = 1;
+  std::string activation = "NONE";
+  Quant quant{0.05f, 0};
+  uint32_t seed = 0;
+  int64_t oh() const { return same ? (h + stride - 1) / stride : (h - kh) / stride + 1; }
+  int64_t ow() const { return same ? (w + stride - 1) / stride : (w - kw) / stride + 1; }
+  std::string text() const {
+    return std::string(float32 ? "float32 " : int16 ? "int16 " : "int8 ") + (average ? "average " : "max ") +
+           std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(channels) + " k" + std::to_string(kh) + "x" +
+           std::to_string(kw) + " s" + std::to_string(stride) + (same ? " SAME " : " VALID ") + activation;
+  }
+};
+
+PoolCase random_pool(std::mt19937& rng, uint32_t seed) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  PoolCase p;
+  p.seed = seed;
+  int64_t type = pick(0, 3);
+  p.float32 = type == 0;
+  p.int16 = type == 1;
+  p.average = pick(0, 2) != 0;
+  p.channels = pick(1, 24);
+  p.kh = pick(1, 4);
+  p.kw = pick(1, 4);
+  p.stride = pick(1, 3);
+  p.h = pick(p.kh, 10);
+  p.w = pick(p.kw, 10);
+  p.same = pick(0, 1) == 1;
+  const char* activations[] = {"NONE", "RELU", "RELU6"};
+  p.activation = activations[pick(0, 2)];
+  p.quant = {p.int16 ? 0.0003f : 0.05f, p.float32 || p.int16 ? 0 : pick(-128, 127)};
+  return p;
+}
+
+OneNode pool_node(const PoolCase& p, const TargetFacts& target) {
+  OneNode node(p.average ? "tfl.AVERAGE_POOL_2D" : "tfl.MAX_POOL_2D");
+  size_t n = static_cast<size_t>(p.h * p.w * p.channels);
+  Shape in = {1, p.h, p.w, p.channels}, out = {1, p.oh(), p.ow(), p.channels};
+  node.target(target);
+  if (p.float32) node.input<float>(in, random_floats(n, p.seed));
+  else if (p.int16) node.input<int16_t>(in, random_ints<int16_t>(n, -32768, 32767, p.seed), p.quant);
+  else node.input<int8_t>(in, random_ints<int8_t>(n, -128, 127, p.seed), p.quant);
+  node.attr("padding", std::string(p.same ? "SAME" : "VALID")).attr("stride_h", p.stride).attr("stride_w", p.stride);
+  node.attr("filter_h", p.kh).attr("filter_w", p.kw).attr("fused_activation", p.activation);
+  node.output(p.float32 ? DataType::Float32() : p.int16 ? DataType::Int(16) : DataType::Int(8), out,
+              p.float32 ? Quant{} : p.quant);
+  return node;
+}
+
+TEST(PoolKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
+  expect_every_kernel_agrees<PoolCase>(120, 2728, random_pool, pool_node, "portable.pool", PoolKernels::names());
 }
 
 }  // namespace

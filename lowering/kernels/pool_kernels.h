@@ -1,0 +1,46 @@
+// The pooling kernels and how one is chosen (the kernel strategy of conv_kernels.h): a
+// front end (TFLite's AVERAGE_POOL_2D and MAX_POOL_2D today) describes its pooling as a
+// PoolProblem, NHWC with two window axes and the reduction over one window, and
+// build_pool_kernel takes the registered kernel of highest priority that applies. The
+// portable kernel ("portable.pool") reduces each output element's window, clipped to the
+// input (window.h), and applies to every problem.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "lowering/kernels/kernel_registry.h"
+#include "lowering/ops/window.h"
+
+namespace aotc {
+
+// The reduction over one window: `init`, then `update(acc, x)` for each input element x
+// the window covers, then `finish(acc, count)` with count the number of those elements
+// (only computed for reductions that use it).
+struct WindowReduction {
+  ir::Expr init;  // also gives the accumulator's type
+  std::function<ir::Expr(ir::Expr acc, ir::Expr x)> update;
+  std::function<ir::Expr(ir::Expr acc, ir::Expr count)> finish;
+  bool uses_count;
+};
+
+struct PoolProblem {
+  int64_t batches = 1, channels = 1;
+  std::vector<WindowAxis> axes;  // height, width
+  DataType type = DataType::Float32();  // of input and output
+  bool average = false;                 // the sum over the window and its count (else the maximum)
+  WindowReduction reduction;
+  TensorId input = kNoTensor, output = kNoTensor;
+};
+
+struct PoolOperands {
+  ir::Buffer input, output;
+};
+
+using PoolKernels = KernelRegistry<PoolProblem, PoolOperands>;
+
+// The lowered kernel: input and output declared, then the selected kernel's body; the
+// function's "kernel" attribute names the kernel.
+LoweredOp build_pool_kernel(KernelBuilder& kb, const PoolProblem& problem);
+
+}  // namespace aotc
