@@ -6,9 +6,9 @@ namespace {
 // The generic loop nest (lowering/ops/convolution.h): every layout, type and arithmetic.
 AOTC_REGISTER_KERNEL(ConvKernels, ({"portable.conv", 0, [](const ConvProblem&, const TargetFacts&) { return true; },
                                     [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
-                                      ops.filter = kb.tensor_param(p.filter, "filter");
-                                      ops.bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, "bias") : nullptr;
-                                      ops.output = kb.tensor_param(p.output, "output");
+                                      ops.filter = kb.tensor_param(p.filter, p.filter_name);
+                                      ops.bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, p.bias_name) : nullptr;
+                                      ops.output = kb.tensor_param(p.output, p.output_name);
                                       return lower_convolution(kb, p.geometry, *p.arithmetic, ops);
                                     }}));
 
@@ -17,7 +17,7 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({"portable.conv", 0, [](const ConvProblem&, c
 LoweredOp build_conv_kernel(KernelBuilder& kb, const ConvProblem& problem) {
   const ConvKernels::Entry& kernel = ConvKernels::select(problem, kb.target());
   ConvOperands ops;
-  ops.input = kb.tensor_param(problem.input, "input");
+  ops.input = kb.tensor_param(problem.input, problem.input_name);
   ops.input_tensor = problem.input;
   LoweredOp lowered = kb.finish(kernel.build(kb, problem, ops));
   lowered.func.attrs["kernel"] = kernel.name;

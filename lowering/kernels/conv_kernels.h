@@ -43,6 +43,10 @@ struct ConvProblem {
   bool float32_constant_filter = false;
   // The arithmetic as TFLite's per-channel requantization, when it is that.
   std::optional<ChannelRequantization> requantization;
+  // The leading clamp of the node's fused epilogue (float kernels that clamp in registers).
+  FusedClamp clamp;
+  // The kernel's parameter names, as the operator's definition names its operands.
+  std::string input_name = "input", filter_name = "filter", bias_name = "bias", output_name = "output";
 };
 
 using ConvKernels = KernelRegistry<ConvProblem, ConvOperands>;

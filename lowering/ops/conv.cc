@@ -7,10 +7,12 @@
 // add...) applied to the finished sum before the only store, so conv + bias + activation
 // writes memory once. Padding is never materialized. On hosts with wide SIMD (the
 // target's `simd` feature) float convolutions with constant weights take the
-// register-blocked kernels of conv_host_f32.h instead.
+// register-blocked kernels of lowering/kernels/host_simd/conv_host_f32.h instead (chosen by
+// the kernel strategy, lowering/kernels/conv_kernels.h).
 #include "aot/graph/op_registry.h"
-#include "lowering/ops/conv_host_f32.h"
+#include "lowering/kernels/conv_kernels.h"
 #include "lowering/ops/convolution.h"
+#include "lowering/ops/fused_clamp.h"
 
 namespace aotc {
 namespace {
@@ -42,18 +44,24 @@ void infer_conv(Graph& g, Node& node) {
   set_output(g, node, 0, DataType::Float32(), geo.output_shape());
 }
 
+// The convolution as a ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h):
+// on hosts with wide vectors the packed register blocks, else the generic loops.
 LoweredOp lower_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
-  ConvGeometry geo = conv_geometry(g, node);
-  ConvOperands ops;
-  ops.input = kb.input(0, "X");
-  ops.filter = kb.input(1, "W");
-  ops.bias = node.input(2) != kNoTensor ? kb.input(2, "B") : nullptr;
-  ops.output = kb.output(0, "Y");
-  ops.input_tensor = node.inputs[0];
-  // Hosts with wide SIMD: register-blocked kernels over packed weights (conv_host_f32.h).
-  if (host_f32_conv_applies(g, node, kb, geo)) return kb.finish(lower_host_f32_conv(g, node, kb, geo, ops));
+  ConvProblem p;
+  p.geometry = conv_geometry(g, node);
   FloatConvArithmetic arithmetic;
-  return kb.finish(lower_convolution(kb, geo, arithmetic, ops));
+  p.arithmetic = &arithmetic;
+  p.input = node.inputs[0];
+  p.filter = node.inputs[1];
+  p.bias = node.input(2);
+  p.output = node.outputs[0];
+  const Tensor& filter = g.tensor(p.filter);
+  bool constant_bias = p.bias != kNoTensor && g.tensor(p.bias).is_constant();
+  p.constants = {&filter, constant_bias ? &g.tensor(p.bias) : nullptr, 0};
+  p.float32_constant_filter = g.tensor(p.input).dtype == DataType::Float32() && filter.is_constant();
+  p.clamp = leading_clamp(g, node);
+  p.input_name = "X", p.filter_name = "W", p.bias_name = "B", p.output_name = "Y";
+  return build_conv_kernel(kb, p);
 }
 
 AOTC_REGISTER_OP("Conv", kernel_op(infer_conv, lower_conv).with({Role::kAnchor}));

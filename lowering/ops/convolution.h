@@ -17,6 +17,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "lowering/ir/quantization.h"
@@ -41,6 +42,15 @@ struct ChannelRequantization {
   std::vector<QuantizedMultiplier> channels;
   int32_t output_zero_point = 0;
   QuantizedRange range{-128, 127};
+};
+
+// The leading steps of a node's fused epilogue that only clamp (a ReLU, a Clip with
+// constant bounds), as one range, and how many steps that is: a kernel may clamp in
+// registers and leave only the steps after them to the element-wise epilogue.
+struct FusedClamp {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+  size_t steps = 0;
 };
 
 // Where the channel axis of the activations is: NCHW (ONNX) or NHWC (TFLite).

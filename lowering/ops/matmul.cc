@@ -23,7 +23,8 @@
 #include <cstring>
 
 #include "lowering/ir/runtime_calls.h"
-#include "lowering/ops/conv_host_f32.h"
+#include "lowering/kernels/host_simd/conv_host_f32.h"
+#include "lowering/ops/fused_clamp.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/reduction.h"
@@ -179,7 +180,7 @@ LoweredOp lower_gemm(const Graph& g, const Node& node, KernelBuilder& kb) {
   if (host_f32_gemm_applies(g, node, kb)) {
     ir::Buffer a = kb.input(0, "A");
     ir::Buffer y = kb.output(0, "Y");
-    return kb.finish(lower_host_f32_gemm(g, node, kb, a, y));
+    return kb.finish(lower_host_f32_gemm(g, node, kb, a, y, leading_clamp(g, node)));
   }
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");

@@ -1,4 +1,4 @@
-// The float32 host convolution kernels (lowering/ops/conv_host_f32.h,
+// The float32 host convolution kernels (lowering/kernels/host_simd/conv_host_f32.h,
 // runtime-c/aotc_host_f32.h), as a target with the `simd` feature lowers ONNX Conv.
 //
 // Each case lowers one Conv for such a target and runs it in the IR interpreter (which

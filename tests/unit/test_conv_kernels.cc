@@ -14,6 +14,7 @@
 // tested by being registered.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -39,6 +40,7 @@ std::string chosen_kernel(OneNode& node) {
 struct Problem {
   bool depthwise = false, float32 = false, same = true;
   bool int16 = false;  // 16x8 convolutions take the portable kernel only: not drawn
+  bool exact = true;
   int64_t h = 1, w = 1, channels = 1, multiplier = 1, out_channels = 1, kh = 1, kw = 1, stride = 1, dilation = 1;
   std::string activation = "NONE";
   Quant input{0.05f, 0}, output{0.1f, 0};
@@ -120,43 +122,120 @@ std::vector<uint8_t> run_bytes(OneNode& node, const ProblemCase& p) {
   return to_bytes(node.run<int8_t>());
 }
 
-// Lowers each of `count` random problems for the host (`simd`: the portable kernel
-// `portable`) and for every feature set of kernel_targets(), requires every result to be
-// the portable kernel's, and every kernel in `registered` to be chosen at least once.
+const std::vector<TargetFacts>& kernel_targets() {
+  static const std::vector<TargetFacts> targets = {with_features({}), with_features({"dsp"}), with_features({"dsp", "mve"}),
+                                                   with_features({"fpu"}), with_features({"fpu", "dsp", "mve", "mve.fp"}),
+                                                   with_features({"fpu", "fp64", "simd"})};
+  return targets;
+}
+
+// Lowers each of `count` random problems for `baseline` (a target on which the portable
+// kernel `portable` is chosen) and for every feature set of kernel_targets(), and requires
+// every result to be the portable kernel's: the same bytes, or for a problem case whose
+// `exact` is false (float kernels that sum in another order) within 1e-5 relative. Returns
+// how often each kernel was chosen.
 template <typename ProblemCase>
-void expect_every_kernel_agrees(int count, uint32_t rng_seed, ProblemCase (*random)(std::mt19937&, uint32_t),
-                                OneNode (*make)(const ProblemCase&, const TargetFacts&), const std::string& portable,
-                                const std::vector<std::string>& registered) {
-  const std::vector<TargetFacts> targets = {with_features({}), with_features({"dsp"}), with_features({"dsp", "mve"}),
-                                            with_features({"fpu"}), with_features({"fpu", "dsp", "mve", "mve.fp"})};
+std::map<std::string, int> expect_every_kernel_agrees(int count, uint32_t rng_seed,
+                                                      ProblemCase (*random)(std::mt19937&, uint32_t),
+                                                      OneNode (*make)(const ProblemCase&, const TargetFacts&),
+                                                      const TargetFacts& baseline, const std::string& portable) {
   std::map<std::string, int> chosen;
   std::mt19937 rng(rng_seed);
   for (uint32_t seed = 1; seed <= static_cast<uint32_t>(count); ++seed) {
     ProblemCase p = random(rng, seed * 10);
     SCOPED_TRACE(p.text());
-    OneNode generic = make(p, with_features({"simd"}));
-    ASSERT_EQ(chosen_kernel(generic), portable);
+    OneNode generic = make(p, baseline);
+    EXPECT_EQ(chosen_kernel(generic), portable);
     std::vector<uint8_t> want = run_bytes(generic, p);
-    for (const TargetFacts& target : targets) {
+    for (const TargetFacts& target : kernel_targets()) {
       OneNode node = make(p, target);
       std::string kernel = chosen_kernel(node);
       SCOPED_TRACE(kernel);
       ++chosen[kernel];
       std::vector<uint8_t> got = run_bytes(node, p);
-      EXPECT_EQ(got, want);
+      if (p.exact) {
+        EXPECT_EQ(got, want);
+        continue;
+      }
+      std::vector<float> got_values = from_bytes<float>(got), want_values = from_bytes<float>(want);
+      EXPECT_EQ(got_values.size(), want_values.size());
+      for (size_t i = 0; i < got_values.size() && i < want_values.size(); ++i)
+        EXPECT_NEAR(got_values[i], want_values[i], 1e-5 + 1e-5 * std::fabs(want_values[i])) << "element " << i;
     }
   }
-  for (const std::string& name : registered) EXPECT_GT(chosen[name], 0) << name << " was chosen for none of the random problems";
+  return chosen;
+}
+
+// Every kernel in `registered` was chosen for some problem; prints the counts.
+void expect_every_kernel_chosen(const std::map<std::string, int>& chosen, const std::vector<std::string>& registered) {
+  for (const std::string& name : registered)
+    EXPECT_TRUE(chosen.count(name)) << name << " was chosen for none of the random problems";
   for (const auto& [name, times] : chosen) std::cout << "  " << name << ": " << times << " problem-targets\n";
 }
 
+// ONNX Conv: float32 NCHW, groups of 1 or depthwise, pads, strides, dilations, a bias or
+// none, a fused Relu or none.
+struct OnnxConvCase {
+  bool float32 = true, int16 = false;
+  bool exact = false;  // the host's packed products sum in another order
+  int64_t batches = 1, channels = 1, out_channels = 1, h = 1, w = 1, kh = 1, kw = 1, stride = 1, dilation = 1, group = 1;
+  int64_t top = 0, left = 0, bottom = 0, right = 0;
+  bool bias = true, relu = false;
+  uint32_t seed = 0;
+  std::string text() const {
+    return "onnx conv " + std::to_string(batches) + "x" + std::to_string(channels) + "x" + std::to_string(h) + "x" +
+           std::to_string(w) + " -> " + std::to_string(out_channels) + " k" + std::to_string(kh) + "x" + std::to_string(kw) +
+           " s" + std::to_string(stride) + " d" + std::to_string(dilation) + " group " + std::to_string(group) +
+           (bias ? "" : " no bias") + (relu ? " relu" : "");
+  }
+};
+
+OnnxConvCase random_onnx_conv(std::mt19937& rng, uint32_t seed) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  OnnxConvCase p;
+  p.seed = seed;
+  p.batches = pick(1, 2);
+  p.channels = pick(1, 10);
+  bool depthwise = pick(0, 3) == 0;
+  p.group = depthwise ? p.channels : 1;
+  p.out_channels = depthwise ? p.channels : pick(1, 12);
+  p.kh = pick(1, 4);
+  p.kw = pick(1, 4);
+  p.stride = pick(1, 3);
+  p.dilation = pick(0, 5) == 0 ? 2 : 1;
+  p.top = pick(0, p.kh - 1), p.bottom = pick(0, p.kh - 1), p.left = pick(0, p.kw - 1), p.right = pick(0, p.kw - 1);
+  p.h = pick((p.kh - 1) * p.dilation + 1, 12);
+  p.w = pick((p.kw - 1) * p.dilation + 1, 12);
+  p.bias = pick(0, 4) != 0;
+  p.relu = pick(0, 2) == 0;
+  return p;
+}
+
+OneNode onnx_conv_node(const OnnxConvCase& p, const TargetFacts& target) {
+  OneNode node("Conv");
+  Shape x = {p.batches, p.channels, p.h, p.w}, w = {p.out_channels, p.channels / p.group, p.kh, p.kw};
+  node.target(target).input(x, random_floats(static_cast<size_t>(element_count(x)), p.seed));
+  node.constant(w, random_floats(static_cast<size_t>(element_count(w)), p.seed + 1));
+  if (p.bias) node.constant(Shape{p.out_channels}, random_floats(static_cast<size_t>(p.out_channels), p.seed + 2));
+  node.attr("group", p.group).attr("strides", Shape{p.stride, p.stride}).attr("dilations", Shape{p.dilation, p.dilation});
+  node.attr("pads", Shape{p.top, p.left, p.bottom, p.right}).attr("kernel_shape", Shape{p.kh, p.kw});
+  if (p.relu) node.epilogue("Relu");
+  return node;
+}
+
 TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
-  expect_every_kernel_agrees<Problem>(160, 27, random_problem, conv_node, "portable.conv", ConvKernels::names());
+  std::map<std::string, int> chosen =
+      expect_every_kernel_agrees<Problem>(160, 27, random_problem, conv_node, with_features({"simd"}), "portable.conv");
+  for (const auto& [name, times] : expect_every_kernel_agrees<OnnxConvCase>(80, 28, random_onnx_conv, onnx_conv_node,
+                                                                            with_features({}), "portable.conv"))
+    chosen[name] += times;
+  expect_every_kernel_chosen(chosen, ConvKernels::names());
 }
 
 struct FcProblemCase {
   bool float32 = false, constant_weights = true, bias = true, per_unit = false;
   bool int16 = false;  // 16x8 layers take the portable kernel only: not drawn
+  bool exact = true;
   int64_t batches = 1, depth = 1, units = 1;
   Quant input{0.05f, 0}, output{0.1f, 0};
   std::vector<float> filter_scales;
@@ -210,11 +289,14 @@ OneNode fc_node(const FcProblemCase& p, const TargetFacts& target) {
 }
 
 TEST(FcKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
-  expect_every_kernel_agrees<FcProblemCase>(120, 2727, random_fc, fc_node, "portable.fc", FcKernels::names());
+  expect_every_kernel_chosen(
+      expect_every_kernel_agrees<FcProblemCase>(120, 2727, random_fc, fc_node, with_features({"simd"}), "portable.fc"),
+      FcKernels::names());
 }
 
 struct PoolCase {
   bool float32 = false, int16 = false, average = true, same = true;
+  bool exact = true;
   int64_t h = 1, w = 1, channels = 1, kh = 1, kw = 1, stride = 1;
   std::string activation = "NONE";
   Quant quant{0.05f, 0};
@@ -265,7 +347,9 @@ OneNode pool_node(const PoolCase& p, const TargetFacts& target) {
 }
 
 TEST(PoolKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
-  expect_every_kernel_agrees<PoolCase>(120, 2728, random_pool, pool_node, "portable.pool", PoolKernels::names());
+  expect_every_kernel_chosen(
+      expect_every_kernel_agrees<PoolCase>(120, 2728, random_pool, pool_node, with_features({"simd"}), "portable.pool"),
+      PoolKernels::names());
 }
 
 }  // namespace

@@ -28,8 +28,8 @@ inline ConvKernels::Entry dsp_conv_kernel(std::string name, int priority, bool d
             return int8_register_blocks_pay(target) && p.int8_constant_symmetric && p.depthwise == depthwise && fits(p.geometry);
           },
           [=](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
-            if (reads_filter) ops.filter = kb.tensor_param(p.filter, "filter");
-            ops.output = kb.tensor_param(p.output, "output");
+            if (reads_filter) ops.filter = kb.tensor_param(p.filter, p.filter_name);
+            ops.output = kb.tensor_param(p.output, p.output_name);
             return lower(kb, p.geometry, *p.arithmetic, ops, p.constants);
           }};
 }

@@ -388,8 +388,8 @@ namespace {
 // On a core with an FPU: float32 with a constant filter, in register blocks over weights
 // packed at compile time.
 ir::Stmt build_conv_f32(KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
-  ops.bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, "bias") : nullptr;
-  ops.output = kb.tensor_param(p.output, "output");
+  ops.bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, p.bias_name) : nullptr;
+  ops.output = kb.tensor_param(p.output, p.output_name);
   return p.depthwise ? lower_depthwise_f32(kb, p.geometry, *p.arithmetic, ops, *p.constants.filter)
                      : lower_blocked_conv_f32(kb, p.geometry, *p.arithmetic, ops, *p.constants.filter);
 }

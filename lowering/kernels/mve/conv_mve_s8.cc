@@ -400,7 +400,7 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({
       return target.has("mve") && p.int8_constant_symmetric && p.requantization && mve_conv_s8_applies(p.geometry);
     },
     [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
-      ops.output = kb.tensor_param(p.output, "output");
+      ops.output = kb.tensor_param(p.output, p.output_name);
       return lower_mve_conv_s8(kb, p.geometry, *p.requantization, ops, p.constants);
     }}));
 

@@ -18,25 +18,25 @@
 // bands and block sizes are a host's.
 #pragma once
 
-#include "lowering/ops/convolution.h"
+#include "lowering/kernels/conv_kernels.h"
 
 namespace aotc {
 
-// True if the node (an ONNX Conv: inputs X, W, B) can take this path: the target has
-// `simd`, float32, two spatial axes, no dilation, constant weights and bias, groups of 1 or
-// depthwise (one input channel per output channel).
-bool host_f32_conv_applies(const Graph& g, const Node& node, const KernelBuilder& kb, const ConvGeometry& geometry);
+// True if the problem can take this path (registered as "host_simd.conv_f32"): the target
+// has `simd`, float32 NCHW, two spatial axes, no dilation, constant weights and bias, groups
+// of 1 or depthwise (one input channel per output channel).
+bool host_f32_conv_applies(const ConvProblem& problem, const TargetFacts& target);
 
-// The kernel body: operands.filter and operands.bias are not read (the packed table holds
-// them); input and output are.
-ir::Stmt lower_host_f32_conv(const Graph& g, const Node& node, KernelBuilder& kb, const ConvGeometry& geometry,
-                             const ConvOperands& operands);
+// Declares the output parameter; the kernel body, with the filter and bias packed into its
+// table and the problem's leading clamp applied in registers.
+ir::Stmt lower_host_f32_conv(KernelBuilder& kb, const ConvProblem& problem, ConvOperands& operands);
 
 // Gemm of a single row A [1, K] (transA 0) by constant B, with a constant C of one value
 // per output column or one value: the same kernel, as a 1x1 convolution of K channels to
 // N on a 1x1 image (alpha and beta folded into the packed weights and bias).
 bool host_f32_gemm_applies(const Graph& g, const Node& node, const KernelBuilder& kb);
+// `clamp`: the leading clamp of the node's fused epilogue, applied in registers.
 ir::Stmt lower_host_f32_gemm(const Graph& g, const Node& node, KernelBuilder& kb, const ir::Buffer& a,
-                             const ir::Buffer& y);
+                             const ir::Buffer& y, const FusedClamp& clamp);
 
 }  // namespace aotc

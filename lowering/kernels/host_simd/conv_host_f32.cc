@@ -1,5 +1,5 @@
 // The float32 host convolution kernels; see conv_host_f32.h.
-#include "lowering/ops/conv_host_f32.h"
+#include "lowering/kernels/host_simd/conv_host_f32.h"
 
 #include <algorithm>
 #include <cstring>
@@ -18,40 +18,6 @@ bool constant_float(const Graph& g, TensorId id) {
   return id != kNoTensor && g.tensor(id).is_constant() && g.tensor(id).dtype == DataType::Float32();
 }
 
-// The clamp that the leading fused steps (ReLU, Clip with constant or absent bounds) come
-// to, and how many steps that is; the kernel applies it in registers.
-struct Clamp {
-  float lo = -std::numeric_limits<float>::infinity();
-  float hi = std::numeric_limits<float>::infinity();
-  size_t steps = 0;
-};
-
-Clamp leading_clamp(const Graph& g, const Node& node) {
-  Clamp clamp;
-  TensorId carried = anchor_output(node);
-  for (const Node& step : node.body) {
-    if (step.inputs.empty() || step.inputs[0] != carried) break;
-    float lo = clamp.lo, hi = clamp.hi;
-    if (step.op == "Relu") {
-      lo = std::max(lo, 0.0f);
-    } else if (step.op == "Clip") {
-      TensorId min = step.input(1), max = step.input(2);
-      if ((min != kNoTensor && !constant_float(g, min)) || (max != kNoTensor && !constant_float(g, max))) break;
-      if (min != kNoTensor) lo = std::max(lo, static_cast<float>(g.tensor(min).element_as_double(0)));
-      if (max != kNoTensor) hi = std::min(hi, static_cast<float>(g.tensor(max).element_as_double(0)));
-    } else {
-      break;
-    }
-    // Clip with min > max gives max everywhere; a clamp to an empty range would not.
-    if (!(lo <= hi)) break;
-    clamp.lo = lo;
-    clamp.hi = hi;
-    carried = step.outputs.at(0);
-    ++clamp.steps;
-  }
-  return clamp;
-}
-
 std::vector<uint8_t> float_bytes(const std::vector<float>& values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(float));
   std::memcpy(bytes.data(), values.data(), bytes.size());
@@ -64,11 +30,10 @@ using BiasFn = std::function<float(int64_t oc)>;
 
 class HostConvBuilder {
  public:
-  HostConvBuilder(const Graph& g, const Node& node, KernelBuilder& kb, const ConvGeometry& c, const ConvOperands& ops,
-                  WeightFn weight, BiasFn bias)
-      : g_(g), node_(node), kb_(kb), c_(c), ops_(ops), y_(c.axes[0]), x_(c.axes[1]), weight_(std::move(weight)),
-        bias_(std::move(bias)) {
-    clamp_ = leading_clamp(g, node);
+  HostConvBuilder(KernelBuilder& kb, const ConvGeometry& c, const ConvOperands& ops, WeightFn weight, BiasFn bias,
+                  const FusedClamp& clamp)
+      : kb_(kb), c_(c), ops_(ops), y_(c.axes[0]), x_(c.axes[1]), weight_(std::move(weight)), bias_(std::move(bias)),
+        clamp_(clamp) {
     depthwise_ = c_.groups != 1;
   }
 
@@ -142,8 +107,8 @@ class HostConvBuilder {
   // a workspace copy that the whole epilogue then reads element by element into the
   // output (its leading ReLU or Clip again: clamping twice is clamping once).
   ir::Stmt with_destination() {
-    if (clamp_.steps == node_.body.size()) return calls(ops_.output);
-    std::vector<int64_t> shape = g_.tensor(node_.outputs.at(0)).shape;
+    if (clamp_.steps == kb_.node().body.size()) return calls(ops_.output);
+    std::vector<int64_t> shape = ops_.output->shape;
     ir::Buffer raw = ir::make_buffer("conv_out", DataType::Float32(), shape);
     ir::Stmt rest = ir::loop_nest(shape, {}, [&](const std::vector<Expr>& i) {
       return ir::store(ops_.output, i, kb_.epilogue(ir::load(raw, i), i));
@@ -177,25 +142,23 @@ class HostConvBuilder {
     return index;
   }
 
-  const Graph& g_;
-  const Node& node_;
   KernelBuilder& kb_;
   const ConvGeometry& c_;
   const ConvOperands& ops_;
   const WindowAxis &y_, &x_;
   WeightFn weight_;
   BiasFn bias_;
-  Clamp clamp_;
+  FusedClamp clamp_;
   bool depthwise_ = false;
   ir::Buffer table_, scratch_;
 };
 
 }  // namespace
 
-bool host_f32_conv_applies(const Graph& g, const Node& node, const KernelBuilder& kb, const ConvGeometry& c) {
-  if (!kb.target().has("simd") || c.axes.size() != 2 || c.layout != ActivationLayout::kChannelsFirst) return false;
-  if (g.tensor(node.inputs[0]).dtype != DataType::Float32() || !constant_float(g, node.inputs[1])) return false;
-  if (node.input(2) != kNoTensor && !constant_float(g, node.inputs[2])) return false;
+bool host_f32_conv_applies(const ConvProblem& p, const TargetFacts& target) {
+  const ConvGeometry& c = p.geometry;
+  if (!target.has("simd") || c.axes.size() != 2 || c.layout != ActivationLayout::kChannelsFirst) return false;
+  if (!p.float32_constant_filter || (p.bias != kNoTensor && !p.constants.bias)) return false;
   for (const WindowAxis& a : c.axes)
     if (a.dilation != 1) return false;
   bool depthwise = c.groups == c.in_channels && c.out_channels == c.in_channels;
@@ -207,15 +170,14 @@ bool host_f32_conv_applies(const Graph& g, const Node& node, const KernelBuilder
   return largest < (int64_t{1} << 31);
 }
 
-ir::Stmt lower_host_f32_conv(const Graph& g, const Node& node, KernelBuilder& kb, const ConvGeometry& geometry,
-                             const ConvOperands& operands) {
-  const Tensor& w = g.tensor(node.inputs[1]);
-  int64_t terms = geometry.in_per_group() * geometry.axes[0].kernel * geometry.axes[1].kernel;
-  TensorId b = node.input(2);
+ir::Stmt lower_host_f32_conv(KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
+  ops.output = kb.tensor_param(p.output, p.output_name);
+  const Tensor& w = *p.constants.filter;
+  const Tensor* bias = p.constants.bias;
+  int64_t terms = p.geometry.in_per_group() * p.geometry.axes[0].kernel * p.geometry.axes[1].kernel;
   return HostConvBuilder(
-             g, node, kb, geometry, operands,
-             [&](int64_t oc, int64_t k) { return static_cast<float>(w.element_as_double(oc * terms + k)); },
-             [&](int64_t oc) { return b == kNoTensor ? 0.0f : static_cast<float>(g.tensor(b).element_as_double(oc)); })
+             kb, p.geometry, ops, [&](int64_t oc, int64_t k) { return static_cast<float>(w.element_as_double(oc * terms + k)); },
+             [&](int64_t oc) { return bias ? static_cast<float>(bias->element_as_double(oc)) : 0.0f; }, p.clamp)
       .build();
 }
 
@@ -233,7 +195,7 @@ bool host_f32_gemm_applies(const Graph& g, const Node& node, const KernelBuilder
 }
 
 ir::Stmt lower_host_f32_gemm(const Graph& g, const Node& node, KernelBuilder& kb, const ir::Buffer& a,
-                             const ir::Buffer& y) {
+                             const ir::Buffer& y, const FusedClamp& clamp) {
   const Tensor& b = g.tensor(node.inputs[1]);
   int64_t k = g.tensor(node.inputs[0]).shape[1], n = g.tensor(node.outputs.at(0)).shape.at(1);
   bool trans_b = node.attr_int("transB", 0) != 0;
@@ -249,7 +211,7 @@ ir::Stmt lower_host_f32_gemm(const Graph& g, const Node& node, KernelBuilder& kb
   operands.input = a;
   operands.output = y;
   return HostConvBuilder(
-             g, node, kb, geometry, operands,
+             kb, geometry, operands,
              [&](int64_t oc, int64_t i) {
                return static_cast<float>(alpha * b.element_as_double(trans_b ? oc * k + i : i * n + oc));
              },
@@ -257,8 +219,13 @@ ir::Stmt lower_host_f32_gemm(const Graph& g, const Node& node, KernelBuilder& kb
                if (c == kNoTensor) return 0.0f;
                const Tensor& bias = g.tensor(c);
                return static_cast<float>(beta * bias.element_as_double(bias.num_elements() == 1 ? 0 : oc));
-             })
+             },
+             clamp)
       .build();
 }
+
+// On a host with wide vectors (`simd`): float32 NCHW convolutions with constant weights as
+// register-blocked products over packed weights (runtime-c/aotc_host_f32.h).
+AOTC_REGISTER_KERNEL(ConvKernels, ({"host_simd.conv_f32", 15, host_f32_conv_applies, lower_host_f32_conv}));
 
 }  // namespace aotc
