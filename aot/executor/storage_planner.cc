@@ -265,13 +265,22 @@ void plan_storage(CompiledModel& m) {
     return s;
   };
 
-  // An arena root whose view chain ends in a graph output is stored in that output directly.
+  // An arena root whose view chain ends in a graph output is stored in that output directly;
+  // other outputs viewing it are copied from there. (Not from the root's own storage: when
+  // no kernel argument is the root itself, an If's output that its branches compute
+  // through aliases, the root has no storage of its own, and the copy read an arena place
+  // nothing wrote.)
   std::map<TensorId, TensorId> root_to_output;
   for (TensorId out : g.outputs) {
     TensorId root = view_source(out, views);
     if (root == out) continue;
     if (root_storage(root).kind == Storage::Kind::kArena && !root_to_output.count(root)) {
       root_to_output[root] = out;
+    } else if (root_to_output.count(root)) {
+      Storage stored;
+      stored.kind = Storage::Kind::kOutput;
+      stored.tensor = root_to_output[root];
+      m.copies.push_back({stored, out});
     } else {
       m.copies.push_back({root_storage(root), out});
     }

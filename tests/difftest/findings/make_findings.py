@@ -82,12 +82,40 @@ def where_of_where_condition():
     return helper.make_model(graph, opset_imports=OPSET), [x, w]
 
 
+def if_output_two_views():
+    """Seed 1008497 (difftest_onnx.py, host): an If's output read by two views that are both
+    graph outputs (Dropout and Squeeze). The branches computed into the first output, which
+    stores the If's output; the second output's copy read the place the If's output would
+    have had in the arena, which nothing wrote (2 of 2 values wrong): the storage planner
+    recorded the copy's source before it knew that the root lives in an output."""
+    x = np.array([[1.9994305], [3.2739928]], np.float32)
+
+    def branch(name, added):
+        k = numpy_helper.from_array(np.array(added, np.float32), name + "_k")
+        return helper.make_graph([helper.make_node("Relu", ["x"], [name + "_r"], name=name + "_relu"),
+                                  helper.make_node("Add", [name + "_r", name + "_k"], [name + "_y"], name=name + "_add")],
+                                 name, [], [f32(name + "_y", [2, 1])], [k])
+
+    graph = helper.make_graph(
+        [helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0, name="max"),
+         helper.make_node("Greater", ["m", "c"], ["cond"], name="greater"),
+         helper.make_node("If", ["cond"], ["t"], then_branch=branch("then", 0.5), else_branch=branch("else", -0.5),
+                          name="if"),
+         helper.make_node("Dropout", ["t"], ["d"], name="dropout"),
+         helper.make_node("Squeeze", ["t", "axes"], ["s"], name="squeeze")],
+        "if_output_two_views", [f32("x", [2, 1])], [f32("d", [2, 1]), f32("s", [2])],
+        [numpy_helper.from_array(np.array(0, np.float32), "c"), numpy_helper.from_array(np.array([1], np.int64), "axes")])
+    return helper.make_model(graph, opset_imports=OPSET), [x]
+
+
 # name: (model maker, options for `aotc run`)
 FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
             "constant_also_output": (constant_also_output, ""),
             "two_outputs_view_one_tensor": (two_outputs_view_one_tensor, ""),
             "two_outputs_view_one_tensor_io_in_arena": (two_outputs_view_one_tensor, "--io-in-arena"),
-            "where_of_where_condition": (where_of_where_condition, "")}
+            "where_of_where_condition": (where_of_where_condition, ""),
+            "if_output_two_views": (if_output_two_views, ""),
+            "if_output_two_views_io_in_arena": (if_output_two_views, "--io-in-arena")}
 
 
 def main():
