@@ -45,6 +45,8 @@ struct ConvProblem {
   std::optional<ChannelRequantization> requantization;
   // The leading clamp of the node's fused epilogue (float kernels that clamp in registers).
   FusedClamp clamp;
+  // The fused epilogue as a residual ADD, when it is one (kernels that add vectors of it).
+  std::optional<FusedResidualAdd> residual_add;
   // The kernel's parameter names, as the operator's definition names its operands.
   std::string input_name = "input", filter_name = "filter", bias_name = "bias", output_name = "output";
 };

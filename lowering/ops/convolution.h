@@ -44,6 +44,19 @@ struct ChannelRequantization {
   QuantizedRange range{-128, 127};
 };
 
+// A residual ADD fused behind an int8 convolution (its whole epilogue), as TFLite's int8 ADD
+// computes it: each input less its zero point, rescaled by its multiplier (after the left
+// shift of 20 the vector kernel applies), summed, requantized by the output's multiplier,
+// plus the output's zero point, clamped. `other` is the operand of the output's shape;
+// `convolution_first` says whether the convolution's result is the ADD's first input.
+struct FusedResidualAdd {
+  TensorId other = kNoTensor;
+  bool convolution_first = true;
+  int32_t input1_zero_point = 0, input2_zero_point = 0, output_zero_point = 0;
+  QuantizedMultiplier input1, input2, output;
+  QuantizedRange range{-128, 127};
+};
+
 // The leading steps of a node's fused epilogue that only clamp (a ReLU, a Clip with
 // constant bounds), as one range, and how many steps that is: a kernel may clamp in
 // registers and leave only the steps after them to the element-wise epilogue.

@@ -15,6 +15,7 @@
 // (lowering/kernels/conv_kernels.h).
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "aot/graph/op_registry.h"
 #include "lowering/ir/runtime_calls.h"
@@ -269,6 +270,29 @@ LoweredOp with_conv_work(LoweredOp lowered, const ConvGeometry& c, bool depthwis
   return with_work(std::move(lowered), macs, kernel + (unit_stride ? "" : "/" + stride) + " " + channels + ", out " + out);
 }
 
+// The fused epilogue as a residual ADD, when it is one int8 ADD of the convolution's output
+// and a tensor of the output's shape (a residual connection).
+std::optional<FusedResidualAdd> residual_add(const Graph& g, const Node& node) {
+  if (node.body.size() != 1 || node.body[0].op != "tfl.ADD") return std::nullopt;
+  const Node& add = node.body[0];
+  TensorId conv = anchor_output(node);
+  if (add.inputs.size() != 2 || !tflite::is_int8(g, add.outputs[0])) return std::nullopt;
+  bool convolution_first = add.inputs[0] == conv;
+  TensorId other = convolution_first ? add.inputs[1] : add.inputs[0];
+  if (convolution_first == (add.inputs[1] == conv) || g.tensor(other).shape != g.tensor(add.outputs[0]).shape)
+    return std::nullopt;
+  tflite::AddSubMultipliers m = tflite::add_sub_multipliers(g, add, false);
+  FusedResidualAdd r;
+  r.other = other;
+  r.convolution_first = convolution_first;
+  r.input1_zero_point = tflite::zero_point_of(g, add.inputs[0]);
+  r.input2_zero_point = tflite::zero_point_of(g, add.inputs[1]);
+  r.output_zero_point = tflite::zero_point_of(g, add.outputs[0]);
+  r.input1 = m.input1, r.input2 = m.input2, r.output = m.output;
+  r.range = tflite::output_range(g, add, add.outputs[0]);
+  return r;
+}
+
 // The convolution as a ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h),
 // which picks the kernel for the target: Helium's vector kernels, the int8 register blocks,
 // the float32 register blocks or the generic loops.
@@ -288,8 +312,10 @@ LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
   p.constants = {&g.tensor(p.filter), p.bias != kNoTensor ? &g.tensor(p.bias) : nullptr, tflite::zero_point_of(g, p.input)};
   p.int8_constant_symmetric = int8_constant_symmetric(ctx);
   p.float32_constant_filter = float32_constant_filter(ctx);
-  if (p.int8_constant_symmetric)
+  if (p.int8_constant_symmetric) {
     p.requantization = channel_requantization(g, node, anchor_output(node), p.geometry.out_channels);
+    p.residual_add = residual_add(g, node);
+  }
   KernelBuilder kb(ctx);
   return with_conv_work(build_conv_kernel(kb, p), p.geometry, depthwise);
 }

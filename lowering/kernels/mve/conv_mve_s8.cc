@@ -4,7 +4,6 @@
 #include "lowering/ir/runtime_calls.h"
 #include "lowering/kernels/conv_kernels.h"
 #include "lowering/kernels/fc_kernels.h"
-#include "lowering/ops/tflite_common.h"
 
 namespace aotc {
 namespace {
@@ -100,8 +99,8 @@ Expr conv_call(const Expr& x, int64_t row_stride, int64_t rows, int64_t row_leng
 class MveConvBuilder {
  public:
   MveConvBuilder(KernelBuilder& kb, const ConvGeometry& c, const ChannelRequantization& q, const ConvOperands& ops,
-                 const FoldedConvConstants& k)
-      : kb_(kb), c_(c), q_(q), ops_(ops), k_(k), y_(c.axes[0]), x_(c.axes[1]) {
+                 const FoldedConvConstants& k, const std::optional<FusedResidualAdd>& residual_add)
+      : kb_(kb), c_(c), q_(q), ops_(ops), k_(k), residual_add_(residual_add), y_(c.axes[0]), x_(c.axes[1]) {
     depthwise_ = c_.groups != 1;
     channels_ = c_.in_channels;
     pad_left_ = x_.pad_begin;
@@ -164,9 +163,9 @@ class MveConvBuilder {
   };
   Destination destination(const ir::Buffer& scratch, const std::vector<Expr>& index, int64_t pixels) {
     if (kb_.node().body.empty()) return {ir::address_of(ops_.output, index), [] { return ir::Stmt(); }};
-    if (const Node* add = residual_add()) {
-      return {ir::address_of(scratch, {0}), [this, add, scratch, index, pixels] {
-                return ir::evaluate(vector_add(*add, ir::address_of(scratch, {0}), index, pixels * c_.out_channels));
+    if (residual_add_) {
+      return {ir::address_of(scratch, {0}), [this, scratch, index, pixels] {
+                return ir::evaluate(vector_add(*residual_add_, ir::address_of(scratch, {0}), index, pixels * c_.out_channels));
               }};
     }
     return {ir::address_of(scratch, {0}), [this, scratch, index, pixels] {
@@ -178,36 +177,17 @@ class MveConvBuilder {
             }};
   }
 
-  // The epilogue when it is one int8 tfl.ADD of the convolution's output and a tensor of
-  // the output's shape (a residual connection); null otherwise.
-  const Node* residual_add() const {
-    const Graph& g = kb_.graph();
-    const Node& node = kb_.node();
-    if (node.body.size() != 1 || node.body[0].op != "tfl.ADD") return nullptr;
-    const Node& add = node.body[0];
-    TensorId conv = anchor_output(node);
-    if (add.inputs.size() != 2 || !tflite::is_int8(g, add.outputs[0])) return nullptr;
-    TensorId other = add.inputs[0] == conv ? add.inputs[1] : add.inputs[0];
-    bool one_conv_input = (add.inputs[0] == conv) != (add.inputs[1] == conv);
-    return one_conv_input && g.tensor(other).shape == g.tensor(add.outputs[0]).shape ? &add : nullptr;
-  }
-
-  // TFLite's ADD of the convolution's results at `results` and the other operand at
+  // The residual ADD of the convolution's results at `results` and the other operand at
   // `index`, n elements, into the output.
-  Expr vector_add(const Node& add, const Expr& results, const std::vector<Expr>& index, int64_t n) {
-    const Graph& g = kb_.graph();
-    TensorId conv = anchor_output(kb_.node());
-    tflite::AddSubMultipliers m = tflite::add_sub_multipliers(g, add, false);
-    TensorId other = add.inputs[0] == conv ? add.inputs[1] : add.inputs[0];
-    Expr other_at = ir::address_of(kb_.epilogue_operand(other), index);
-    Expr a = add.inputs[0] == conv ? results : other_at, b = add.inputs[0] == conv ? other_at : results;
-    QuantizedRange range = tflite::output_range(g, add, add.outputs[0]);
-    return ir::mve_add_s8({a, b, ir::make_int(n), ir::make_int(-tflite::zero_point_of(g, add.inputs[0])),
-                           ir::make_int(m.input1.multiplier), ir::make_int(m.input1.shift),
-                           ir::make_int(-tflite::zero_point_of(g, add.inputs[1])), ir::make_int(m.input2.multiplier),
-                           ir::make_int(m.input2.shift), ir::make_int(m.output.multiplier), ir::make_int(m.output.shift),
-                           ir::make_int(tflite::zero_point_of(g, add.outputs[0])), ir::make_int(range.min),
-                           ir::make_int(range.max), ir::address_of(ops_.output, index)});
+  Expr vector_add(const FusedResidualAdd& add, const Expr& results, const std::vector<Expr>& index, int64_t n) {
+    Expr other_at = ir::address_of(kb_.epilogue_operand(add.other), index);
+    Expr a = add.convolution_first ? results : other_at, b = add.convolution_first ? other_at : results;
+    return ir::mve_add_s8({a, b, ir::make_int(n), ir::make_int(-add.input1_zero_point), ir::make_int(add.input1.multiplier),
+                           ir::make_int(add.input1.shift), ir::make_int(-add.input2_zero_point),
+                           ir::make_int(add.input2.multiplier), ir::make_int(add.input2.shift),
+                           ir::make_int(add.output.multiplier), ir::make_int(add.output.shift),
+                           ir::make_int(add.output_zero_point), ir::make_int(add.range.min), ir::make_int(add.range.max),
+                           ir::address_of(ops_.output, index)});
   }
 
   ir::Buffer scratch(int64_t pixels) const {
@@ -353,6 +333,8 @@ class MveConvBuilder {
   const ChannelRequantization& q_;
   const ConvOperands& ops_;
   const FoldedConvConstants& k_;
+  // Set when the fused epilogue is a residual ADD: added four elements per vector.
+  const std::optional<FusedResidualAdd>& residual_add_;
   const WindowAxis &y_, &x_;
   bool depthwise_ = false, pointwise_ = false, gathered_ = false, staged_pixel_ = false, in_place_ = false;
   int64_t channels_ = 0, pad_left_ = 0, pad_right_ = 0, band_width_ = 0;
@@ -372,8 +354,9 @@ bool mve_conv_s8_applies(const ConvGeometry& c) {
 }
 
 ir::Stmt lower_mve_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, const ChannelRequantization& requantization,
-                           const ConvOperands& operands, const FoldedConvConstants& constants) {
-  return MveConvBuilder(kb, geometry, requantization, operands, constants).build();
+                           const ConvOperands& operands, const FoldedConvConstants& constants,
+                           const std::optional<FusedResidualAdd>& residual_add) {
+  return MveConvBuilder(kb, geometry, requantization, operands, constants, residual_add).build();
 }
 
 ir::Stmt lower_mve_fully_connected_s8(const ir::Buffer& x, const ir::Buffer& y, const Tensor& filter,
@@ -401,7 +384,7 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({
     },
     [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
       ops.output = kb.tensor_param(p.output, p.output_name);
-      return lower_mve_conv_s8(kb, p.geometry, *p.requantization, ops, p.constants);
+      return lower_mve_conv_s8(kb, p.geometry, *p.requantization, ops, p.constants, p.residual_add);
     }}));
 
 // On a core with Helium: int8 with the input's zero point folded into the bias and TFLite's

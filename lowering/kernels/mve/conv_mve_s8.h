@@ -25,9 +25,12 @@
 // pixel first; a depthwise convolution of stride 1 reads only the band, which holds every
 // input row the later output rows still need before the output overwrites it. With a
 // fused epilogue the kernel writes its results to a small scratch buffer first; a residual
-// ADD (int8 tfl.ADD with a tensor of the output's shape) is then computed four elements
-// per vector (aotc_mve_add_s8), any other epilogue element by element.
+// ADD (the problem's FusedResidualAdd: an int8 ADD with a tensor of the output's shape) is
+// then computed four elements per vector (aotc_mve_add_s8), any other epilogue element by
+// element.
 #pragma once
+
+#include <optional>
 
 #include "lowering/ops/convolution.h"
 
@@ -39,8 +42,10 @@ bool mve_conv_s8_applies(const ConvGeometry& geometry);
 
 // The kernel body of a convolution or depthwise convolution. `operands.filter` and
 // `operands.bias` are not read (packed weights and folded tables replace them).
+// With `residual_add` (the whole fused epilogue) the ADD is computed four elements per vector.
 ir::Stmt lower_mve_conv_s8(KernelBuilder& kb, const ConvGeometry& geometry, const ChannelRequantization& requantization,
-                           const ConvOperands& operands, const FoldedConvConstants& constants);
+                           const ConvOperands& operands, const FoldedConvConstants& constants,
+                           const std::optional<FusedResidualAdd>& residual_add);
 
 // A fully connected layer: y[b, u] for input rows x[b, :] of `depth` values and the filter
 // [units, depth]; folded_bias: bias - zp * sum of the unit's weights, per unit.
