@@ -34,14 +34,38 @@ bool can_fold(const Graph& g, const Node& node) {
   return true;
 }
 
+namespace {
+
+// Lowers `node` as if each of its outputs were a graph output. A folded node's outputs
+// become constants that any later node may read, also one that infer_shapes (which folds
+// as it goes) has not put back into the graph yet, where no consumer is to be seen: kernels
+// that compute only the outputs something reads (LSTM's Y, TopK's indices, Attention's
+// caches: output_is_used) must compute them all. Before, a constant LSTM read by a later
+// node folded to zeros.
+LoweredOp lower_every_output(Graph& g, const Node& node, const OpDef& def) {
+  size_t graph_outputs = g.outputs.size();
+  for (TensorId out : node.outputs)
+    if (out != kNoTensor) g.outputs.push_back(out);
+  try {
+    // Any kernel variant computes the same values (see ir_interpreter.h): the host's will do.
+    LoweredOp lowered = def.lower(LowerContext{g, node, "fold", TargetFacts{}});
+    g.outputs.resize(graph_outputs);
+    return lowered;
+  } catch (...) {
+    g.outputs.resize(graph_outputs);
+    throw;
+  }
+}
+
+}  // namespace
+
 void fold_node(Graph& g, const Node& node) {
   const OpDef* def = find_op(node.op);
   if (def->is_view) {
     g.tensor(node.outputs[0]).data = g.tensor(node.inputs[0]).data;
     return;
   }
-  // Any kernel variant computes the same values (see ir_interpreter.h): the host's will do.
-  LoweredOp lowered = def->lower(LowerContext{g, node, "fold", TargetFacts{}});
+  LoweredOp lowered = lower_every_output(g, node, *def);
   for (TensorId out : node.outputs)
     if (out != kNoTensor) g.tensor(out).data = std::vector<uint8_t>(static_cast<size_t>(g.tensor(out).size_bytes()));
   std::vector<ir::BufferBinding> bindings;

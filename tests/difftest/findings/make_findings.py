@@ -108,6 +108,33 @@ def if_output_two_views():
     return helper.make_model(graph, opset_imports=OPSET), [x]
 
 
+def folded_outputs_read_later():
+    """Seed 1010429: an LSTM whose inputs are all constants, its Y and Y_h read by Convs: both
+    came out as zeros. infer_shapes folds such a node as it goes, when the nodes after it are
+    not back in the graph yet; the LSTM's kernel computes only the outputs something reads,
+    and saw no reader. The same for TopK's indices. Folding now computes every output."""
+    rng = np.random.default_rng(1010429)
+    hidden, size = 3, 4
+
+    def const(name, shape):
+        return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32) * 0.5, name)
+
+    x = np.array([[1.5, -2.0, 0.25]], np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("LSTM", ["lx", "lw", "lr", "lb"], ["ly", "lh"], hidden_size=hidden, name="lstm"),
+         helper.make_node("Relu", ["ly"], ["y_relu"], name="relu"),
+         helper.make_node("Neg", ["lh"], ["h_neg"], name="neg"),
+         helper.make_node("TopK", ["tk", "k"], ["values", "indices"], name="topk"),
+         helper.make_node("Cast", ["indices"], ["indices_f"], to=TensorProto.FLOAT, name="cast"),
+         helper.make_node("Add", ["indices_f", "x"], ["y_topk"], name="add")],
+        "folded_outputs_read_later", [f32("x", [1, 3])],
+        [f32("y_relu", [2, 1, 1, hidden]), f32("h_neg", [1, 1, hidden]), f32("y_topk", [1, 3])],
+        [const("lx", [2, 1, size]), const("lw", [1, 4 * hidden, size]), const("lr", [1, 4 * hidden, hidden]),
+         const("lb", [1, 8 * hidden]), numpy_helper.from_array(np.array([[0.5, 3.0, -1.0, 2.0, 7.0]], np.float32), "tk"),
+         numpy_helper.from_array(np.array([3], np.int64), "k")])
+    return helper.make_model(graph, opset_imports=OPSET), [x]
+
+
 # name: (model maker, options for `aotc run`)
 FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
             "constant_also_output": (constant_also_output, ""),
@@ -115,7 +142,8 @@ FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
             "two_outputs_view_one_tensor_io_in_arena": (two_outputs_view_one_tensor, "--io-in-arena"),
             "where_of_where_condition": (where_of_where_condition, ""),
             "if_output_two_views": (if_output_two_views, ""),
-            "if_output_two_views_io_in_arena": (if_output_two_views, "--io-in-arena")}
+            "if_output_two_views_io_in_arena": (if_output_two_views, "--io-in-arena"),
+            "folded_outputs_read_later": (folded_outputs_read_later, "")}
 
 
 def main():
