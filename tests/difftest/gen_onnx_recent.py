@@ -424,7 +424,8 @@ class RecentBuilder(Builder):
         attrs = {}
         if three_d:
             attrs = {"q_num_heads": q_heads, "kv_num_heads": kv_heads}
-            shapes = [[batch, q_len, q_heads * head], [batch, kv_len, kv_heads * head], [batch, kv_len, kv_heads * v_head]]
+            shapes = [[batch, q_len, q_heads * head], [batch, kv_len, kv_heads * head],
+                      [batch, kv_len, kv_heads * v_head]]
         else:
             shapes = [[batch, q_heads, q_len, head], [batch, kv_heads, kv_len, head], [batch, kv_heads, kv_len, v_head]]
         inputs = [self.float_operand(s) for s in shapes]
@@ -432,8 +433,8 @@ class RecentBuilder(Builder):
             attrs["is_causal"] = 1
         mask_kind = self.choice(["", "", "bool", "float"])
         if mask_kind:
-            mshape = self.choice([[q_len, total], [1, q_len, total], [batch, 1, q_len, total], [1, q_heads, q_len, total],
-                                  [batch, q_heads, q_len, total]])
+            mshape = self.choice([[q_len, total], [1, q_len, total], [batch, 1, q_len, total],
+                                  [1, q_heads, q_len, total], [batch, q_heads, q_len, total]])
             if mask_kind == "bool":
                 data = self.rng.random(mshape) < 0.75
             else:
