@@ -201,7 +201,7 @@ class RecentBuilder(Builder):
         """GroupNormalization (18: scale and bias per group; 21: per channel), RMSNormalization
         (23), LayerNormalization with its Mean and InvStdDev outputs, or gen_onnx's. Epsilon is
         at least 0.01 (see gen_onnx.op_norm)."""
-        choices = ["group", "layer", "base"] + (["rms", "rms"] if self.opset >= 23 else [])
+        choices = ["group", "layer", "base"] + (["rms"] * 4 if self.opset >= 23 else [])
         kind = self.choice(choices)
         if kind == "base":
             return super().op_norm()
@@ -419,7 +419,7 @@ class RecentBuilder(Builder):
         v_head = v_head or head
         three_d = self.chance(0.4)
         past = self.randint(1, 4) if self.chance(0.35) else 0
-        nonpad = self.opset >= 24 and not past and self.chance(0.2)
+        nonpad = self.opset >= 24 and not past and self.chance(0.5)
         total = past + kv_len
         attrs = {}
         if three_d:
