@@ -15,9 +15,10 @@ computes the reference outputs; `aotc run` compiles the model to C, builds and r
   - ort-refused: ONNX Runtime rejected the model, a bug of the generator.
 Every mismatch, crash and ORT refusal is saved as DIR/<kind>-<seed>/ (model.onnx, input_<i>.npy,
 expected_<i>.npy from ORT, actual_<i>.npy from aotc, report.txt). The exit status is 1 when
-anything was saved, else 0. --ort defaults to $ORT_MODULE. --aotc-args='...' adds options to
-every `aotc run` (a target, --io-in-arena). SIGINT or SIGTERM stops starting new seeds and
-prints the summary of those run.
+anything was saved, else 0. --recent-opsets 18-24 makes every model of an opset drawn from
+that range (gen_onnx_recent.py; by default a third of the seeds are). --ort defaults to
+$ORT_MODULE. --aotc-args='...' adds options to every `aotc run` (a target, --io-in-arena).
+SIGINT or SIGTERM stops starting new seeds and prints the summary of those run.
 """
 import argparse
 import collections
@@ -97,7 +98,7 @@ class OrtServer:
 def run_seed(seed, work, args, ort):
     d = os.path.join(work, f"seed{seed}")
     os.makedirs(d, exist_ok=True)
-    model, feeds = gen_onnx.generate(seed)
+    model, feeds = gen_onnx.generate(seed, args.recent_opsets)
     model_path = os.path.join(d, "model.onnx")
     onnx.save(model, model_path)
     inputs = []
@@ -154,6 +155,13 @@ def parse_seeds(text):
     return range(int(a), int(b or a) + 1)
 
 
+def parse_opsets(text):
+    opsets = parse_seeds(text)
+    if not opsets or opsets[0] < 18 or opsets[-1] > 24:
+        raise argparse.ArgumentTypeError(f"{text}: not a range within 18-24")
+    return opsets[0], opsets[-1]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", required=True, help="A-B, inclusive")
@@ -161,6 +169,8 @@ def main():
     ap.add_argument("--ort", default=os.environ.get("ORT_MODULE"),
                     help="the onnxruntime-node package directory (default: $ORT_MODULE)")
     ap.add_argument("--aotc-args", default="", help="more options for `aotc run`, e.g. --aotc-args='--target cortex-m4' (with '=')")
+    ap.add_argument("--recent-opsets", type=parse_opsets, default=None, help="LO-HI within 18-24: every model of an opset drawn from there (by default "
+                                       "a third of the seeds draw one of 18-24)")
     ap.add_argument("--node", default="node")
     ap.add_argument("--findings", required=True)
     ap.add_argument("--jobs", type=int, default=2)
@@ -224,7 +234,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     elapsed = time.monotonic() - start
     ran = sum(counts.values())
-    print(f"\ndifftest_onnx: seeds {args.seeds} {args.aotc_args}, {ran} models in {elapsed:.0f} s ({ran / max(elapsed, 1e-9):.2f}/s)")
+    recent = f"--recent-opsets {args.recent_opsets[0]}-{args.recent_opsets[1]} " if args.recent_opsets else ""
+    print(f"\ndifftest_onnx: seeds {args.seeds} {recent}{args.aotc_args}, {ran} models in {elapsed:.0f} s ({ran / max(elapsed, 1e-9):.2f}/s)")
     print(f"  matched     {counts['matched']}")
     print(f"  refused     {counts['refused']}")
     for reason, n in refusals.most_common():

@@ -2,9 +2,10 @@
 
 generate(seed) builds a model of 1 to 12 operator nodes (a macro such as a QDQ convolution or
 an If counts as one) over operators aotc supports, with random shapes, attributes, opset
-(13-17) and inputs, and returns (model, {input name: array}). Every tensor's shape is tracked
-here, so each node is valid by construction; ONNX Runtime refusing a model is a bug of this
-generator, not of aotc.
+(13-17 here; for a third of the seeds 18-24, whose new operators and forms
+gen_onnx_recent.py adds) and inputs, and returns (model, {input name: array}). Every
+tensor's shape is tracked here, so each node is valid by construction; ONNX Runtime
+refusing a model is a bug of this generator, not of aotc.
 
 Why values are tracked too: two correct implementations of the same model differ in the
 rounding of a float sum (summation order) or of a transcendental function, and a rounding
@@ -20,7 +21,8 @@ about its values:
 Rounding operators take only grid or det inputs, with power-of-two quantization scales (so
 x / scale is exact), and the comparison is then exact for them.
 
-Command line: gen_onnx.py SEED OUTDIR writes OUTDIR/model.onnx and OUTDIR/input_<i>.npy.
+Command line: gen_onnx.py SEED OUTDIR [LO-HI] writes OUTDIR/model.onnx and OUTDIR/input_<i>.npy
+(LO-HI: an opset range of 18-24 for this seed, as difftest_onnx.py --recent-opsets).
 """
 import os
 import sys
@@ -29,15 +31,17 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-F32, I64, I8, U8, BOOL = "f32", "i64", "i8", "u8", "bool"
-ONNX_TYPE = {F32: TensorProto.FLOAT, I64: TensorProto.INT64, I8: TensorProto.INT8,
+F32, I64, I32, I8, U8, BOOL = "f32", "i64", "i32", "i8", "u8", "bool"
+ONNX_TYPE = {F32: TensorProto.FLOAT, I64: TensorProto.INT64, I32: TensorProto.INT32, I8: TensorProto.INT8,
              U8: TensorProto.UINT8, BOOL: TensorProto.BOOL}
-NP_TYPE = {F32: np.float32, I64: np.int64, I8: np.int8, U8: np.uint8, BOOL: np.bool_}
+NP_TYPE = {F32: np.float32, I64: np.int64, I32: np.int32, I8: np.int8, U8: np.uint8, BOOL: np.bool_}
 GRID_LIMIT = 1 << 22
 # metadata_props key + output name: the absolute tolerance of that output (op_qdq_layer).
 TOLERANCE_KEY = "difftest.atol."
 # metadata_props key: options for `aotc run` on this model (--dim N=2, --io-in-arena).
 AOTC_ARGS_KEY = "difftest.aotc_args"
+# The share of seeds whose model is of opset 18 to 24 (gen_onnx_recent.py).
+RECENT_SHARE = 1 / 3
 
 
 class Tensor:
@@ -308,7 +312,7 @@ class Builder:
             span = (k - 1) * d + 1
             if size + pb + pe >= span:
                 return s, d, pb, pe
-        return 1, 1, 0, 0
+        return 1, 1, max(0, k - size), 0  # a window longer than the axis: padded to fit
 
     def op_conv(self):
         a = self.pick(lambda t: t.rank in (3, 4, 5) and t.shape[1] <= 16)
@@ -423,7 +427,7 @@ class Builder:
         ks = [self.randint(1, min(3, d)) for d in spatial]
         strides, dil, pb, pe = [], [], [], []
         for size, k in zip(spatial, ks):
-            s, d, b, e = self.window(size, k, allow_dilation=op == "MaxPool")
+            s, d, b, e = self.window(size, k, allow_dilation=op == "MaxPool" or self.opset >= 19)
             # ORT and the spec: pads smaller than the kernel.
             b, e = min(b, k - 1), min(e, k - 1)
             strides.append(s); dil.append(d); pb.append(b); pe.append(e)
@@ -441,7 +445,7 @@ class Builder:
         attrs = {"kernel_shape": ks, "strides": strides, "pads": pb + pe}
         if ceil:
             attrs["ceil_mode"] = 1
-        if op == "MaxPool" and any(d > 1 for d in dil):
+        if any(d > 1 for d in dil):  # AveragePool's from opset 19
             attrs["dilations"] = dil
         if op == "AveragePool" and self.chance(0.5):
             attrs["count_include_pad"] = 1
@@ -1360,6 +1364,9 @@ class Builder:
            ("op_arg_cumsum", 1), ("op_constant", 0.7), ("op_rnn", 2),
            ("op_reduce_more", 1), ("op_logic", 0.7)]
 
+    def ir_version(self):
+        return 8
+
     def build(self):
         self.add_input(self.random_shape())
         if self.chance(0.15):
@@ -1405,7 +1412,7 @@ class Builder:
         graph = helper.make_graph(self.nodes, "difftest", self.inputs, outputs, self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
                                   producer_name="aotc-difftest")
-        model.ir_version = 8
+        model.ir_version = self.ir_version()
         # Sometimes the first input's dimension 0 is symbolic, bound at compile time with
         # --dim (the driver passes the model's "difftest.aotc_args"); outputs then say only
         # their type and rank.
@@ -1432,10 +1439,16 @@ class Builder:
         return model
 
 
-def generate(seed):
-    """(model, [(input name, array)]) for this seed: the same seed gives the same model."""
+def generate(seed, recent_opsets=None):
+    """(model, [(input name, array)]) for this seed: the same seed gives the same model.
+    About a third of the seeds (drawn apart from the model's own draws, so the other seeds
+    give the models they gave before opsets 18-24 came) make a model of opset 18 to 24
+    (gen_onnx_recent.py); recent_opsets=(lo, hi) makes every seed's model one of those."""
+    from gen_onnx_recent import RECENT_OPSETS, RecentBuilder  # it builds on this module
+    if recent_opsets is None and np.random.default_rng([seed, 18]).random() < RECENT_SHARE:
+        recent_opsets = RECENT_OPSETS
     for attempt in range(20):
-        b = Builder(seed * 31 + attempt)
+        b = RecentBuilder(seed * 31 + attempt, recent_opsets) if recent_opsets else Builder(seed * 31 + attempt)
         model = b.build()
         if model is not None:
             return model, [(i.name, b.feeds[i.name]) for i in b.inputs]
@@ -1444,8 +1457,9 @@ def generate(seed):
 
 if __name__ == "__main__":
     seed, outdir = int(sys.argv[1]), sys.argv[2]
+    recent = tuple(int(v) for v in sys.argv[3].split("-")) if len(sys.argv) > 3 else None
     os.makedirs(outdir, exist_ok=True)
-    model, feeds = generate(seed)
+    model, feeds = generate(seed, recent)
     onnx.save(model, os.path.join(outdir, "model.onnx"))
     for i, (_, data) in enumerate(feeds):
         np.save(os.path.join(outdir, f"input_{i}.npy"), data)

@@ -27,9 +27,20 @@ from difftest_onnx import OrtServer  # noqa: E402
 
 
 def value_infos(model):
+    """Each tensor's type (and shape where known) by onnx's shape inference. onnx 1.12 knows
+    no operator newer than opset 17 (Col2Im, Attention...): their outputs take the type of
+    their first input, as every such operator of the generator's does."""
     inferred = shape_inference.infer_shapes(model)
-    return {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.input) +
-            list(inferred.graph.output)}
+    infos = {v.name: v for v in list(inferred.graph.value_info) + list(inferred.graph.input) +
+             list(inferred.graph.output)}
+    for init in model.graph.initializer:
+        infos.setdefault(init.name, helper.make_tensor_value_info(init.name, init.data_type, None))
+    for node in model.graph.node:
+        first = infos.get(node.input[0]) if node.input else None
+        for name in node.output:
+            if name and name not in infos and first is not None:
+                infos[name] = helper.make_tensor_value_info(name, first.type.tensor_type.elem_type, None)
+    return infos
 
 
 def constants_as_initializers(model):
@@ -126,6 +137,7 @@ def main():
                       f"{[list(values[i].shape) if i in values else 'init' for i in node.input if i]}: "
                       + "; ".join(problems))
                 if args.out:
+                    os.makedirs(args.out, exist_ok=True)
                     dest = os.path.join(args.out, f"node{k}")
                     subprocess.run(["rm", "-rf", dest])
                     subprocess.run(["cp", "-r", d, dest])

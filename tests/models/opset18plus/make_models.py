@@ -329,12 +329,12 @@ def attention_normal(*shape):
 
 def attention_reference(q, k, v, mask, past_key, past_value, softcap, mode):
     """Attention-23 of 4-D inputs as its definition reads (Changelog.md): scores Q K^T / sqrt(head_size),
-    softcap, plus the mask, plus the causal bias (-inf where key j > query i + past length), softmax, times V.
-    Returns Y, present_key, present_value and qk_matmul_output of `mode`."""
+    softcap (when > 0), plus the mask, plus the causal bias (-inf where key j > query i + past length), softmax,
+    times V. Returns Y, present_key, present_value and qk_matmul_output of `mode`."""
     key, value = np.concatenate([past_key, k], 2), np.concatenate([past_value, v], 2)
     scores = (q.astype(np.float64) @ key.transpose(0, 1, 3, 2)) / np.sqrt(q.shape[-1])
     before_cap = scores
-    scores = softcap * np.tanh(scores / softcap)
+    scores = softcap * np.tanh(scores / softcap) if softcap > 0 else scores
     past, queries, total = past_key.shape[2], q.shape[2], key.shape[2]
     causal = np.where(np.arange(total)[None, :] <= np.arange(queries)[:, None] + past, 0.0, -np.inf)
     biased = scores + mask + causal
@@ -467,6 +467,51 @@ case("attention_nonpad_24", 24,
      [("q", n(2, 2, 2, 4)), ("k", n(2, 2, 5, 4)), ("v", n(2, 2, 5, 4)), ("lengths", np.array([3, 5], np.int64))],
      [("y", F)], what="Attention-24 nonpad_kv_seqlen (an external cache: keys from each batch's length on are "
                       "padding), causal aligned to each batch's last valid key")
+
+# ---------------------------------------------------------------- where ONNX Runtime differs
+
+# Two cases the differential test (tests/difftest/gen_onnx_recent.py) found ONNX Runtime 1.30
+# computing otherwise than the definition, so it no longer draws them: their references are
+# numpy's, written from the definition. Their own generator keeps the inputs above unchanged.
+rng_ort_differs = np.random.default_rng(2618)
+
+
+def col2im_reference(x, image, block, strides, dilations, pads):
+    """Col2Im-18: column l of block element k of channel c is added at image position
+    l_d * stride_d + k_d * dilation_d - pad_begin_d (positions in the padding are dropped)."""
+    n, ck, _ = x.shape
+    dims, k = len(image), int(np.prod(block))
+    padded = [image[d] + pads[d] + pads[d + dims] for d in range(dims)]
+    counts = [(padded[d] - ((block[d] - 1) * dilations[d] + 1)) // strides[d] + 1 for d in range(dims)]
+    out = np.zeros([n, ck // k] + padded, np.float64)
+    for c in range(ck // k):
+        for ki, kpos in enumerate(np.ndindex(*block)):
+            for li, lpos in enumerate(np.ndindex(*counts)):
+                at = tuple(lpos[d] * strides[d] + kpos[d] * dilations[d] for d in range(dims))
+                out[(slice(None), c) + at] += x[:, c * k + ki, li]
+    return out[(slice(None), slice(None)) + tuple(slice(pads[d], pads[d] + image[d]) for d in range(dims))]
+
+
+x = rng_ort_differs.standard_normal((1, 6, 3)).astype(np.float32)
+case("col2im_one_axis_dilated_18", 18,
+     [h.make_node("Col2Im", ["x", "image", "block"], ["y"], dilations=[2])], [("x", x)], [("y", F)],
+     [const("image", np.array([5], np.int64)), const("block", np.array([2], np.int64))],
+     numpy_outputs=[col2im_reference(x, [5], [2], [1], [2], [0, 0]).astype(np.float32)],
+     what="Col2Im-18 of one spatial axis, dilation 2, three channels (ONNX Runtime 1.30 sums the wrong columns)")
+
+inputs = [("q", rng_ort_differs.standard_normal((1, 2, 1, 4)).astype(np.float32)),
+          ("k", rng_ort_differs.standard_normal((1, 2, 3, 4)).astype(np.float32)),
+          ("v", rng_ort_differs.standard_normal((1, 2, 3, 4)).astype(np.float32)),
+          ("past_key", rng_ort_differs.standard_normal((1, 2, 2, 4)).astype(np.float32)),
+          ("past_value", rng_ort_differs.standard_normal((1, 2, 2, 4)).astype(np.float32))]
+q, k, v, past_key, past_value = [a for _, a in inputs]
+case("attention_causal_more_keys_23", 23,
+     [h.make_node("Attention", ["q", "k", "v", "", "past_key", "past_value"], ["y", "present_key", "present_value"],
+                  is_causal=1)],
+     inputs, [("y", F), ("present_key", F), ("present_value", F)],
+     numpy_outputs=attention_reference(q, k, v, np.zeros((1, 5), np.float32), past_key, past_value, 0.0, 0)[:3],
+     what="Attention-23 is_causal with a key/value cache of 2 and 3 new keys for 1 query: it sees keys j <= "
+          "0 + 2 (the past length, the errata onnx/onnx#8068), where ONNX Runtime 1.30 takes j <= 0 + 5 - 1")
 
 # ---------------------------------------------------------------- refused
 
