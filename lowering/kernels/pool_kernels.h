@@ -21,7 +21,7 @@ struct WindowReduction {
   ir::Expr init;  // also gives the accumulator's type
   std::function<ir::Expr(ir::Expr acc, ir::Expr x)> update;
   std::function<ir::Expr(ir::Expr acc, ir::Expr count)> finish;
-  bool uses_count;
+  bool uses_count = false;
 };
 
 struct PoolProblem {

@@ -23,6 +23,7 @@
 
 #include "lowering/ir/runtime_calls.h"
 #include "lowering/ops/channel_constants.h"
+#include "lowering/kernels/conv_kernels.h"
 #include "lowering/ops/convolution.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
@@ -344,17 +345,23 @@ Expr centered(const Expr& value, const QuantParams& q, const ChannelConstants& c
   return all_zero ? widened : widened - constants.at(zp, channel);
 }
 
-// The optional int32 bias of `node` at input `index`: null, or a parameter of `count` values.
-ir::Buffer optional_bias(const Graph& g, const Node& node, KernelBuilder& kb, size_t index, int64_t count) {
+// The optional int32 bias of `node` at input `index`, checked to hold `count` values, or
+// kNoTensor.
+TensorId checked_bias(const Graph& g, const Node& node, size_t index, int64_t count) {
   TensorId id = node.input(index);
-  if (id == kNoTensor) return nullptr;
+  if (id == kNoTensor) return kNoTensor;
   const Tensor& b = require_input(g, node, index);
   if (b.dtype != DataType::Int(32))
     node_error(node, "bias '" + b.name + "' is " + b.dtype.str() + "; int32 is required");
   if (b.num_elements() != count || b.shape.size() != 1)
     node_error(node,
                "bias '" + b.name + "' has shape " + shape_str(b.shape) + "; expected [" + std::to_string(count) + "]");
-  return kb.input(index, "bias");
+  return id;
+}
+
+// That bias as a parameter, or null.
+ir::Buffer optional_bias(const Graph& g, const Node& node, KernelBuilder& kb, size_t index, int64_t count) {
+  return checked_bias(g, node, index, count) == kNoTensor ? nullptr : kb.input(index, "bias");
 }
 
 // ---------------------------------------------------------------- QLinearConv
@@ -423,17 +430,20 @@ class QLinearConvArithmetic : public ConvArithmetic {
   ChannelConstants::Handle x_zero_point_ = 0, w_zero_point_ = 0;
 };
 
+// The convolution as a ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h).
 LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
-  ConvGeometry geo = qconv_geometry(g, node);
-  QConvParams p = qconv_params(g, node, geo.out_channels);
-  ConvOperands ops;
-  ops.input = kb.input(0, "x");
-  ops.filter = kb.input(3, "w");
-  ops.bias = optional_bias(g, node, kb, 8, geo.out_channels);
-  ops.output = kb.output(0, "y");
-  ops.input_tensor = node.inputs[0];
+  ConvProblem problem;
+  problem.geometry = qconv_geometry(g, node);
+  QConvParams p = qconv_params(g, node, problem.geometry.out_channels);
   QLinearConvArithmetic arithmetic(node, p);
-  return kb.finish(lower_convolution(kb, geo, arithmetic, ops));
+  problem.arithmetic = &arithmetic;
+  problem.input = node.inputs[0];
+  problem.filter = node.inputs[3];
+  problem.bias = checked_bias(g, node, 8, problem.geometry.out_channels);
+  problem.output = node.outputs[0];
+  problem.constants.filter = &g.tensor(problem.filter);
+  problem.input_name = "x", problem.filter_name = "w", problem.output_name = "y";
+  return build_conv_kernel(kb, problem);
 }
 
 // ---------------------------------------------------------------- QLinearMatMul
