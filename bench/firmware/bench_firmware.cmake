@@ -351,20 +351,27 @@ endfunction()
 # build_and_run(<dir> <target> <compiler> <model> [<cmake option>...]): configures and builds
 # examples/firmware in <dir> for the model with its reference case 0, runs it under
 # -icount shift=0 and leaves QEMU's output in <dir>/qemu-icount.log; sets `instructions`
-# and `stack_run`.
+# and `stack_run`. The model is ../shared's <model>.tflite with its reference/<model>/
+# unless model_file_<model> and reference_dir_<model> name others (bench_onnx_twins.cmake).
 function(build_and_run dir target compiler model)
   set(pools "${pools_${model}}")
   if(DEFINED pools_${target}_${model})
     set(pools "${pools_${target}_${model}}")
   endif()
+  set(model_file "${models_dir}/${model}.tflite")
+  set(reference_dir "${models_dir}/reference/${model}")
+  if(DEFINED model_file_${model})
+    set(model_file "${model_file_${model}}")
+    set(reference_dir "${reference_dir_${model}}")
+  endif()
   run_step("${CMAKE_COMMAND}" -S "${source_dir}/examples/firmware" -B "${dir}" -G "${GENERATOR}"
       "-DCMAKE_TOOLCHAIN_FILE=${source_dir}/cmake/toolchains/${target}-${compiler}.cmake"
-      "-Daotc_DIR=${AOTC_BUILD_DIR}/aotc-config" "-DAOTC_FW_MODEL=${models_dir}/${model}.tflite"
-      -DAOTC_FW_TARGET=${target} "-DAOTC_FW_REFERENCE_DIR=${models_dir}/reference/${model}"
+      "-Daotc_DIR=${AOTC_BUILD_DIR}/aotc-config" "-DAOTC_FW_MODEL=${model_file}"
+      -DAOTC_FW_TARGET=${target} "-DAOTC_FW_REFERENCE_DIR=${reference_dir}"
       -DAOTC_FW_CASES=1 "-DAOTC_FW_POOLS=${pools}" ${ARGN} QUIET)
   run_step("${CMAKE_COMMAND}" --build "${dir}" --parallel ${JOBS} QUIET)
   run_step("${CMAKE_COMMAND}" "-DELF=${dir}/firmware.elf" -DMACHINE=${machine_${target}} -DICOUNT=ON
-      "-DREFERENCE_DIR=${models_dir}/reference/${model}" "-DLOG=${dir}/qemu-icount.log"
+      "-DREFERENCE_DIR=${reference_dir}" "-DLOG=${dir}/qemu-icount.log"
       -P "${source_dir}/examples/firmware/cmake/run_qemu.cmake" QUIET)
   file(READ "${dir}/qemu-icount.log" log)
   if(NOT log MATCHES "case 0: status 0, instructions ([0-9]+), stack ([0-9]+) bytes")
@@ -385,6 +392,11 @@ set(title_cortex-m4 "Cortex-M4F (QEMU mps2-an386, -icount shift=0)")
 set(title_cortex-m7 "Cortex-M7 (QEMU mps2-an500, -icount shift=0)")
 set(title_cortex-m55 "Cortex-M55 with Helium (QEMU mps3-an547, -icount shift=0, 31.25 instructions per SysTick tick)")
 set(title_cortex-m0plus "Cortex-M0+ image (Armv6-M, no DSP) on the Cortex-M3 of QEMU mps2-an385, -icount shift=0")
+# Included with BENCH_FIRMWARE_FUNCTIONS_ONLY (bench_onnx_twins.cmake): the functions and
+# figures above, without the benchmark below.
+if(BENCH_FIRMWARE_FUNCTIONS_ONLY)
+  return()
+endif()
 foreach(target IN LISTS TARGETS)
   if(NOT DEFINED machine_${target})
     message(FATAL_ERROR "target ${target}: no QEMU board known (cortex-m4, cortex-m7, cortex-m55, cortex-m0plus)")
