@@ -47,6 +47,36 @@ AOTC_FIXEDPOINT int32_t aotc_onnx_requantize(int32_t acc, int32_t multiplier, in
   return aotc_saturate_int32(aotc_round_shift_half_to_even((int64_t)acc * (int64_t)multiplier, shift));
 }
 
+/* aotc_onnx_requantize in a few instructions, for what nearly every layer has: a factor
+ * below 1/4, whose multiplier and shift the compiler widens, where the shift is below 32,
+ * to a shift of 32 (exact still; the multiplier stays below 2^30): a shift s of 32 to 61. The compiler passes what depends on s alone: 2^(s-1) - 1 as its high
+ * word rounding_high and low word rounding_low, and high_shift = s - 32. Rounding to
+ * nearest with ties to even is floor((x + 2^(s-1) - 1 + odd) / 2^s), odd being the low bit
+ * of floor(x / 2^s) (bit s of x): below the half the quotient stays, above it goes up, at
+ * the half it goes up exactly when it was odd. |x| < 2^61, so the sum's high word holds
+ * the quotient times 2^high_shift, sign included: one 64-bit multiply, two 64-bit adds, an
+ * int32 shift. The same result as aotc_onnx_requantize(acc, multiplier, s) for every acc. */
+AOTC_FIXEDPOINT int32_t aotc_onnx_requantize_high(int32_t acc, int32_t multiplier, int32_t rounding_high,
+                                                 int32_t rounding_low, int32_t high_shift) {
+  const uint64_t product = (uint64_t)((int64_t)acc * (int64_t)multiplier);
+  const uint32_t odd = ((uint32_t)(product >> 32) >> high_shift) & 1u;
+  const uint64_t rounding = ((uint64_t)(uint32_t)rounding_high << 32) | (uint32_t)rounding_low;
+  const uint64_t sum = product + rounding + odd;
+  return (int32_t)(uint32_t)(sum >> 32) >> high_shift;
+}
+
+/* aotc_onnx_requantize_high plus the output zero point, saturated to int8: what an int8
+ * kernel stores (the quotient is below 2^30 in magnitude: the sum cannot overflow). */
+AOTC_FIXEDPOINT int32_t aotc_onnx_requantize_s8(int32_t acc, int32_t multiplier, int32_t rounding_high,
+                                               int32_t rounding_low, int32_t high_shift, int32_t zero_point) {
+  const int32_t value = aotc_onnx_requantize_high(acc, multiplier, rounding_high, rounding_low, high_shift) + zero_point;
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_arm_ssat(value, 8);
+#else
+  return value < -128 ? -128 : value > 127 ? 127 : value;
+#endif
+}
+
 /* (a * a_multiplier + b * b_multiplier) / 2^shift, rounded to nearest with ties to even
  * and saturated to int32: the sum of two operands rescaled to a common output scale.
  * Multipliers >= 0; 0 <= shift <= 62. The 64-bit sum cannot overflow: each product is

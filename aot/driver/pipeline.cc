@@ -96,11 +96,13 @@ const std::vector<Pass>& pipeline() {
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_constants); }},
       {"partition_external", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { partition_external(m.graph, m.target); }},
-      // Only for --dump-tensors: before fuse_operators, which would fuse them away.
+      // Only for --dump-tensors: before channels_last and fuse_operators, which would move
+      // and fuse them away.
       {"expose_intermediates", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions& o) {
          if (o.dump_tensors) m.exposed = expose_intermediates(m.graph, m.model_tensors);
        }},
+      {"channels_last", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { channels_last(m.graph); }},
       {"fuse_operators", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fuse_operators); }},
       {"remove_dead_nodes", Pass::Shows::kGraph,

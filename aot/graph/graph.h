@@ -118,6 +118,11 @@ struct Node {
 // of a node with a fused epilogue).
 constexpr const char* kAnchorOutputAttr = "fused.anchor_output";
 
+// Of an ONNX convolution the channels_last pass rewrote (int 1): its input and output are
+// channels-last [N, D1, ..., C] and its weights [M, K1, ..., C / group], or [1, K1, ..., M]
+// when each group has one input channel (depthwise).
+constexpr const char* kChannelsLastAttr = "aotc.channels_last";
+
 // The tensor the node itself computes, before its fused epilogue: its quantization is
 // what the node's own requantization targets. outputs[0] when nothing is fused.
 TensorId anchor_output(const Node& node);

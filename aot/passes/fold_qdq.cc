@@ -9,6 +9,7 @@
 //   DQ(a) -> MatMul(., DQ(b))       -> [Relu | Clip] -> Q     =>  QLinearMatMul
 //   DQ(a) -> Gemm(., DQ(w), [bias]) -> [Relu | Clip] -> Q     =>  QLinearMatMul + int32 bias
 //   DQ(a) + DQ(b)                   -> [Relu | Clip] -> Q     =>  aotc.QLinearAdd
+//   DQ(x) -> AveragePool | GlobalAveragePool          -> Q     =>  aotc.QLinearAveragePool
 //
 // Between two folded layers, Q -> DQ disappears: the next kernel reads the int8 tensor.
 // The bias is an int32 constant at the accumulator's scale x_scale * w_scale[c]: a
@@ -94,6 +95,7 @@ class QdqFolder {
   std::optional<Node> fold_matmul(const Node& matmul, const QuantizedTensor& a, const QuantizedTensor& y);
   std::optional<Node> fold_gemm(const Node& gemm, const QuantizedTensor& a, const QuantizedTensor& y);
   std::optional<Node> fold_add(const Node& add, const QuantizedTensor& y);
+  std::optional<Node> fold_average_pool(const Node& pool, const QuantizedTensor& x, const QuantizedTensor& y);
   std::optional<TensorId> accumulator_bias(const Node& anchor, TensorId bias, const QuantizedTensor& x,
                                            const QuantizedTensor& w, int64_t channels);
   bool set_activation_clamp(const Node& activation, const QuantizedTensor& y, Node* folded) const;
@@ -312,6 +314,22 @@ std::optional<Node> QdqFolder::fold_add(const Node& add, const QuantizedTensor& 
   return folded;
 }
 
+// A 2-D average pooling of an 8-bit tensor: GlobalAveragePool as the AveragePool whose
+// window is the whole image. aotc.QLinearAveragePool refuses (and the pattern stays in
+// float) windows that leave the input.
+std::optional<Node> QdqFolder::fold_average_pool(const Node& pool, const QuantizedTensor& x, const QuantizedTensor& y) {
+  const std::vector<int64_t>& shape = g_.tensor(x.values).shape;
+  if (shape.size() != 4) return std::nullopt;
+  Node folded;
+  folded.op = "aotc.QLinearAveragePool";
+  folded.attrs = pool.attrs;
+  if (pool.op == "GlobalAveragePool") folded.attrs = {{"kernel_shape", std::vector<int64_t>{shape[2], shape[3]}}};
+  folded.inputs = {x.values};
+  append_params(&folded, x);
+  append_params(&folded, y);
+  return folded;
+}
+
 bool QdqFolder::fold_at(size_t q) {
   const Node& quantize = g_.nodes[q];
   if (quantize.op != "QuantizeLinear" || quantize.outputs.size() != 1) return false;
@@ -351,6 +369,10 @@ bool QdqFolder::fold_at(size_t q) {
     if (anchor.op == "Conv") folded = fold_conv(anchor, *x, y);
     if (anchor.op == "MatMul") folded = fold_matmul(anchor, *x, y);
     if (anchor.op == "Gemm") folded = fold_gemm(anchor, *x, y);
+  } else if (anchor.op == "AveragePool" || anchor.op == "GlobalAveragePool") {
+    auto x = dequantized(anchor.input(0));
+    if (!x || x->scales.size() != 1 || !is_8bit(g_.tensor(x->values).dtype) || activation) return false;
+    folded = fold_average_pool(anchor, *x, y);
   }
   if (!folded) return false;
   folded->name = anchor.name;

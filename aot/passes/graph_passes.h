@@ -8,12 +8,14 @@
 //   fold_constants     nodes whose inputs are all constant become constants
 //   partition_external regions of operators the target's NPU runs become external
 //                      functions (aot/graph/external.h); the rest stays on the CPU
+//   channels_last      ONNX's integer convolutions compute channels-last (NHWC), the
+//                      layout of the int8 register-block kernels; transposes between them cancel
 //   fuse_operators     BatchNormalization into Conv; elementwise operators into the
 //                      kernel that produces their input (bias, activation, chains)
 //   remove_dead_nodes  nodes whose results nobody reads
 //
 // With `aotc run --dump-tensors`, expose_intermediates runs between partition_external and
-// fuse_operators: the model's intermediate tensors become graph outputs.
+// channels_last: the model's intermediate tensors become graph outputs.
 #pragma once
 
 #include <string>
@@ -29,6 +31,7 @@ void infer_shapes(Graph& g);
 void fold_qdq(Graph& g);
 void fold_constants(Graph& g);
 void partition_external(Graph& g, const TargetFacts& target);
+void channels_last(Graph& g);
 void fuse_operators(Graph& g);
 void remove_dead_nodes(Graph& g);
 

@@ -27,6 +27,17 @@ ExactMultiplier exact_multiplier(float factor) {
   return {static_cast<int32_t>(multiplier), static_cast<int32_t>(shift)};
 }
 
+std::optional<HighWordRequantization> high_word_requantization(ExactMultiplier m) {
+  if (m.multiplier == 0 || m.shift > 61) return std::nullopt;
+  int64_t multiplier = m.multiplier, shift = m.shift;
+  if (shift < 32) multiplier <<= 32 - shift, shift = 32;
+  // Below 2^30 exactly when the factor is below 1/4; then |acc * multiplier| < 2^61.
+  if (multiplier >= (int64_t{1} << 30)) return std::nullopt;
+  uint64_t rounding = (uint64_t{1} << (shift - 1)) - 1;
+  return HighWordRequantization{static_cast<int32_t>(multiplier), static_cast<int32_t>(rounding >> 32),
+                                static_cast<int32_t>(static_cast<uint32_t>(rounding)), static_cast<int32_t>(shift - 32)};
+}
+
 CommonShiftMultipliers common_shift_multipliers(float a_factor, float b_factor) {
   ExactMultiplier a = exact_multiplier(a_factor), b = exact_multiplier(b_factor);
   if (a.multiplier == 0) return {0, b.multiplier, b.shift};

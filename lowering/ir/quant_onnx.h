@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,15 @@ struct ExactMultiplier {
 // shift 62 becomes 0, which changes nothing: acc * factor then rounds to 0 for every
 // int32 acc. Throws CompileError for a negative, non-finite or too large factor.
 ExactMultiplier exact_multiplier(float factor);
+
+// The compile-time constants of aotc_onnx_requantize_high (and _s8) for a factor, when it
+// has that form (factors below 1/4, with a shift of at most 61: the multiplier and shift
+// widened to a shift of 32 where it was less): the multiplier, 2^(s-1) - 1 as two words,
+// and s - 32.
+struct HighWordRequantization {
+  int32_t multiplier = 0, rounding_high = 0, rounding_low = 0, high_shift = 0;
+};
+std::optional<HighWordRequantization> high_word_requantization(ExactMultiplier m);
 
 // Two factors over one common shift, for aotc_onnx_requantize_sum. Exact when the
 // factors are within 2^7 of each other (more when their significands end in zeros);

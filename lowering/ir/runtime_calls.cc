@@ -45,6 +45,12 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
       {"aotc_rounding_divide_by_pot", {2, [](Args a) { return aotc_rounding_divide_by_pot(i32(a[0]), i32(a[1])); }}},
       {"aotc_sat_rounding_doubling_high_mul", {2, [](Args a) { return aotc_sat_rounding_doubling_high_mul(i32(a[0]), i32(a[1])); }}},
       {"aotc_onnx_requantize", {3, [](Args a) { return aotc_onnx_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_onnx_requantize_high",
+       {5, [](Args a) { return aotc_onnx_requantize_high(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
+      {"aotc_onnx_requantize_s8",
+       {6, [](Args a) {
+          return aotc_onnx_requantize_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]));
+        }}},
       {"aotc_onnx_requantize_sum",
        {5, [](Args a) { return aotc_onnx_requantize_sum(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
       {"aotc_exp_on_negative_values_q5_26", {1, [](Args a) { return aotc_exp_on_negative_values_q5_26(i32(a[0])); }}},
@@ -264,6 +270,15 @@ Expr sat_rounding_doubling_high_mul(Expr a, Expr b) {
 }
 Expr onnx_requantize(Expr acc, Expr multiplier, Expr shift) {
   return runtime_call("aotc_onnx_requantize", {std::move(acc), std::move(multiplier), std::move(shift)});
+}
+Expr onnx_requantize_high(Expr acc, Expr multiplier, Expr rounding_high, Expr rounding_low, Expr high_shift) {
+  return runtime_call("aotc_onnx_requantize_high", {std::move(acc), std::move(multiplier), std::move(rounding_high),
+                                                    std::move(rounding_low), std::move(high_shift)});
+}
+Expr onnx_requantize_s8(Expr acc, Expr multiplier, Expr rounding_high, Expr rounding_low, Expr high_shift,
+                        Expr zero_point) {
+  return runtime_call("aotc_onnx_requantize_s8", {std::move(acc), std::move(multiplier), std::move(rounding_high),
+                                                  std::move(rounding_low), std::move(high_shift), std::move(zero_point)});
 }
 Expr onnx_requantize_sum(Expr a, Expr a_multiplier, Expr b, Expr b_multiplier, Expr shift) {
   return runtime_call("aotc_onnx_requantize_sum",

@@ -40,6 +40,9 @@ Expr sat_rounding_doubling_high_mul(Expr a, Expr b);
 // ONNX's requantization (aotc_quant_onnx.h): acc * multiplier / 2^shift rounded once, ties
 // to even; and the rescaled sum of two operands over a common shift.
 Expr onnx_requantize(Expr acc, Expr multiplier, Expr shift);
+Expr onnx_requantize_high(Expr acc, Expr multiplier, Expr rounding_high, Expr rounding_low, Expr high_shift);
+Expr onnx_requantize_s8(Expr acc, Expr multiplier, Expr rounding_high, Expr rounding_low, Expr high_shift,
+                        Expr zero_point);
 Expr onnx_requantize_sum(Expr a, Expr a_multiplier, Expr b, Expr b_multiplier, Expr shift);
 
 // TFLite's int8 softmax (aotc_quant_softmax.h): exp(a) in Q0.31 for an int32 a <= 0 in

@@ -27,7 +27,8 @@ ir::Stmt generic_fc(KernelBuilder& kb, const FcProblem& p, FcViews& views) {
           ir::Var d = ir::make_var("d");
           Expr dv = ir::var_expr(d);
           Expr input = ir::load(views.input, {o[0], dv});
-          Expr term = (folded ? ir::cast(DataType::Int(32), input) : a.input_term(input)) * a.filter_term(ir::load(w, {o[1], dv}), o[1]);
+          Expr weight = p.filter_depth_major ? ir::load(w, {dv, o[1]}) : ir::load(w, {o[1], dv});
+          Expr term = (folded ? ir::cast(DataType::Int(32), input) : a.input_term(input)) * a.filter_term(weight, o[1]);
           return ir::for_loop(d, 0, ir::make_int(f.depth), acc.set(acc.value() + term));
         };
         auto write = [&](const Expr& total) {

@@ -1,7 +1,8 @@
 // The fully connected kernels and how one is chosen: the kernel strategy of
 // conv_kernels.h for matrix products with a constant operand. A front end (TFLite's
-// FULLY_CONNECTED today) describes its layer as an FcProblem, viewed as 2-D (input
-// [batches, depth], filter [units, depth]); build_fc_kernel takes the registered kernel of
+// FULLY_CONNECTED, ONNX's QLinearMatMul with a constant right operand, and so the QDQ
+// Gemm and MatMul that fold_qdq folds into it) describes its layer as an FcProblem, viewed
+// as 2-D (input [batches, depth], filter [units, depth] or [depth, units]); build_fc_kernel takes the registered kernel of
 // highest priority that applies on the target and names it in the function's "kernel"
 // attribute. The generic loop ("portable.fc") applies to every problem.
 #pragma once
@@ -34,6 +35,13 @@ struct FcProblem {
   std::optional<ChannelRequantization> requantization;
   // The input is a tensor of the memory plan (word-aligned), not one the application passes.
   bool planned_input = false;
+  // The filter is stored [depth, units] (a MatMul's right operand) rather than [units, depth].
+  bool filter_depth_major = false;
+
+  // The filter's index of (unit, d) in its storage order.
+  int64_t filter_index(int64_t unit, int64_t d) const {
+    return filter_depth_major ? d * geometry.units + unit : unit * geometry.depth + d;
+  }
 };
 
 // The kernel's 2-D views of the input and output; build_fc_kernel binds them to the tensors.

@@ -204,22 +204,31 @@ ConvGeometry onnx_conv_geometry(const Node& node, const Tensor& x, const Tensor&
   if (w.shape.size() != x.shape.size())
     node_error(node, "weights '" + w.name + "' have shape " + shape_str(w.shape) + "; expected rank " +
                          std::to_string(x.shape.size()) + " like the input " + shape_str(x.shape));
+  // Channels-last (kChannelsLastAttr): the channel axis and the weights' channel axes move
+  // to the end; the spatial axes keep their order.
+  bool channels_last = node.attr_int(kChannelsLastAttr, 0) != 0;
+  size_t rank = x.shape.size();
   ConvGeometry geo;
-  geo.layout = ActivationLayout::kChannelsFirst;
-  geo.filter_layout = FilterLayout::kOIK;
   geo.batches = x.shape[0];
   geo.groups = node.attr_int("group", 1);
-  geo.in_channels = x.shape[1];
-  geo.out_channels = w.shape[0];
+  geo.in_channels = channels_last ? x.shape.back() : x.shape[1];
+  bool one_per_group = channels_last && geo.groups > 1 && geo.groups == geo.in_channels;
+  geo.layout = channels_last ? ActivationLayout::kChannelsLast : ActivationLayout::kChannelsFirst;
+  geo.filter_layout = !channels_last ? FilterLayout::kOIK : one_per_group ? FilterLayout::kOneKO : FilterLayout::kOKI;
+  geo.out_channels = one_per_group ? w.shape.back() : w.shape[0];
   if (geo.groups < 1 || geo.in_channels % geo.groups != 0 || geo.out_channels % geo.groups != 0)
     node_error(node, "group " + std::to_string(geo.groups) + " must divide the input channels (" +
                          std::to_string(geo.in_channels) + ") and the output channels (" +
                          std::to_string(geo.out_channels) + ")");
-  if (w.shape[1] != geo.in_per_group())
-    node_error(node, "weights '" + w.name + "' have " + std::to_string(w.shape[1]) +
+  int64_t w_per_group = one_per_group ? 1 : channels_last ? w.shape.back() : w.shape[1];
+  if (w_per_group != geo.in_per_group())
+    node_error(node, "weights '" + w.name + "' have " + std::to_string(w_per_group) +
                          " input channels per group; expected " + std::to_string(geo.in_per_group()));
-  std::vector<int64_t> input_extents(x.shape.begin() + 2, x.shape.end());
-  geo.axes = resolve_window(node, input_extents, kernel_extents(node, w), WindowKind::kConvolution);
+  std::vector<int64_t> input_extents = channels_last ? std::vector<int64_t>(x.shape.begin() + 1, x.shape.end() - 1)
+                                                     : std::vector<int64_t>(x.shape.begin() + 2, x.shape.end());
+  std::vector<int64_t> kernel = channels_last ? std::vector<int64_t>(w.shape.begin() + 1, w.shape.begin() + rank - 1)
+                                              : kernel_extents(node, w);
+  geo.axes = resolve_window(node, input_extents, kernel, WindowKind::kConvolution);
   return geo;
 }
 

@@ -24,6 +24,9 @@
 #include "lowering/ir/runtime_calls.h"
 #include "lowering/ops/channel_constants.h"
 #include "lowering/kernels/conv_kernels.h"
+#include "lowering/kernels/fc_kernels.h"
+#include "lowering/kernels/pool_kernels.h"
+#include "lowering/ops/channel_header.h"
 #include "lowering/ops/convolution.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
@@ -293,6 +296,15 @@ class OutputStage {
     return ir::cast(type_, zero_point_ == 0 ? clamped : clamped + zero_point_);
   }
 
+  // For a value that already holds the zero point and is saturated to the type's range:
+  // the clamp to a narrower range (a folded activation's), and the narrowing.
+  Expr apply_to_saturated(Expr value) const {
+    IntRange range = type_range(type_);
+    if (max_ + zero_point_ < range.max) value = ir::min(value, ir::make_int(max_ + zero_point_));
+    if (min_ + zero_point_ > range.min) value = ir::max(value, ir::make_int(min_ + zero_point_));
+    return ir::cast(type_, value);
+  }
+
  private:
   DataType type_;
   int32_t zero_point_;
@@ -300,27 +312,46 @@ class OutputStage {
 };
 
 // acc * factor[channel] rounded half to even, with the exact multiplier and shift of each
-// float32 factor (one, or one per channel) as compile-time constants.
+// float32 factor (one, or one per channel) as compile-time constants; in the short form of
+// aotc_onnx_requantize_high when every factor has it (factors below 1/4).
 class Requantizer {
  public:
   Requantizer(const std::vector<float>& factors, ChannelConstants* constants) : constants_(constants) {
-    std::vector<double> multipliers, shifts;
-    for (float f : factors) {
-      ExactMultiplier m = exact_multiplier(f);
-      multipliers.push_back(m.multiplier);
-      shifts.push_back(m.shift);
+    std::vector<double> multipliers, shifts, rounding_high, rounding_low;
+    std::vector<std::optional<HighWordRequantization>> high;
+    for (float f : factors) high.push_back(high_word_requantization(exact_multiplier(f)));
+    high_word_ = std::all_of(high.begin(), high.end(), [](const auto& h) { return h.has_value(); });
+    for (size_t i = 0; i < factors.size(); ++i) {
+      if (high_word_) {
+        multipliers.push_back(high[i]->multiplier);
+        rounding_high.push_back(high[i]->rounding_high);
+        rounding_low.push_back(high[i]->rounding_low);
+        shifts.push_back(high[i]->high_shift);
+      } else {
+        ExactMultiplier m = exact_multiplier(factors[i]);
+        multipliers.push_back(m.multiplier);
+        shifts.push_back(m.shift);
+      }
     }
     multiplier_ = constants->add("multiplier", DataType::Int(32), multipliers);
     shift_ = constants->add("shift", DataType::Int(32), shifts);
+    if (high_word_) {
+      rounding_high_ = constants->add("rounding_high", DataType::Int(32), rounding_high);
+      rounding_low_ = constants->add("rounding_low", DataType::Int(32), rounding_low);
+    }
   }
 
   Expr apply(const Expr& acc, const Expr& channel) const {
+    if (high_word_)
+      return ir::onnx_requantize_high(acc, constants_->at(multiplier_, channel), constants_->at(rounding_high_, channel),
+                                      constants_->at(rounding_low_, channel), constants_->at(shift_, channel));
     return ir::onnx_requantize(acc, constants_->at(multiplier_, channel), constants_->at(shift_, channel));
   }
 
  private:
   const ChannelConstants* constants_;
-  ChannelConstants::Handle multiplier_ = 0, shift_ = 0;
+  bool high_word_ = false;
+  ChannelConstants::Handle multiplier_ = 0, shift_ = 0, rounding_high_ = 0, rounding_low_ = 0;
 };
 
 // The requantization factors a_scale[i] * b_scale[j] / y_scale, in float32 and in that
@@ -401,13 +432,26 @@ void infer_qlinear_conv(Graph& g, Node& node) {
 }
 
 // ONNX's integer scheme: terms (x - x_zero_point) and (w - w_zero_point[channel]) in int32,
-// the sum plus bias requantized exactly (ties to even), clamped, plus y's zero point.
-class QLinearConvArithmetic : public ConvArithmetic {
+// the sum plus bias requantized exactly (ties to even), clamped, plus y's zero point. Of
+// QLinearConv (w's channels are output channels) and of QLinearMatMul as a fully connected
+// layer (x = a, w = b, whose columns are the output units).
+class QLinearArithmetic : public ConvArithmetic {
  public:
-  QLinearConvArithmetic(const Node& node, const QConvParams& p)
-      : p_(p), output_(node, p.y), requantize_(product_factors(p.x, p.w, p.y), &constants_) {
+  QLinearArithmetic(const Node& node, const QConvParams& p) : p_(p), output_(node, p.y) {
     x_zero_point_ = constants_.add("x_zero_point", DataType::Int(32), as_doubles(p.x.zero_points));
     w_zero_point_ = constants_.add("w_zero_point", DataType::Int(32), as_doubles(p.w.zero_points));
+    std::vector<float> factors = product_factors(p.x, p.w, p.y);
+    if (p.y.type == DataType::Int(8)) int8_constants_ = int8_requantization(factors);
+    if (int8_constants_.empty()) {
+      requantize_.emplace(factors, &constants_);
+      return;
+    }
+    const char* names[] = {"multiplier", "rounding_high", "rounding_low", "shift"};
+    for (size_t k = 0; k < 4; ++k) {
+      std::vector<double> values;
+      for (const std::vector<int32_t>& c : int8_constants_) values.push_back(c[k]);
+      int8_tables_[k] = constants_.add(names[k], DataType::Int(32), values);
+    }
   }
 
   DataType accumulator() const override { return DataType::Int(32); }
@@ -415,7 +459,22 @@ class QLinearConvArithmetic : public ConvArithmetic {
   Expr filter_term(const Expr& w, const Expr& oc) const override {
     return centered(w, p_.w, constants_, w_zero_point_, oc);
   }
-  Expr output(const Expr& sum, const Expr& oc) const override { return output_.apply(requantize_.apply(sum, oc)); }
+  Expr output(const Expr& sum, const Expr& oc) const override {
+    if (requantize_) return output_.apply(requantize_->apply(sum, oc));
+    std::vector<Expr> constants;
+    for (ChannelConstants::Handle h : int8_tables_) constants.push_back(constants_.at(h, oc));
+    return output_from(sum, constants);
+  }
+  // aotc_onnx_requantize_s8's constants but the zero point, where it applies (int8 outputs
+  // of factors below 1/4).
+  std::vector<int32_t> channel_constants(int64_t oc) const override {
+    if (int8_constants_.empty()) return {};
+    return int8_constants_[int8_constants_.size() == 1 ? 0 : static_cast<size_t>(oc)];
+  }
+  Expr output_from(const Expr& sum, const std::vector<Expr>& c) const override {
+    return output_.apply_to_saturated(
+        ir::onnx_requantize_s8(sum, c.at(0), c.at(1), c.at(2), c.at(3), ir::make_int(p_.y.zero_points[0])));
+  }
   ir::Stmt wrap(const std::function<ir::Stmt()>& body) override { return constants_.wrap(body); }
   // A centred 8-bit value fits in int16; a 16-bit one needs int32.
   DataType staged_type(DataType input) const override {
@@ -423,10 +482,24 @@ class QLinearConvArithmetic : public ConvArithmetic {
   }
 
  private:
+  // Per factor (one, or one per channel): the multiplier, rounding words and shift of
+  // aotc_onnx_requantize_s8; empty unless every factor has that form.
+  static std::vector<std::vector<int32_t>> int8_requantization(const std::vector<float>& factors) {
+    std::vector<std::vector<int32_t>> all;
+    for (float f : factors) {
+      std::optional<HighWordRequantization> h = high_word_requantization(exact_multiplier(f));
+      if (!h) return {};
+      all.push_back({h->multiplier, h->rounding_high, h->rounding_low, h->high_shift});
+    }
+    return all;
+  }
+
   QConvParams p_;
   ChannelConstants constants_;
   OutputStage output_;
-  Requantizer requantize_;
+  std::optional<Requantizer> requantize_;  // when the int8 form does not apply
+  std::vector<std::vector<int32_t>> int8_constants_;
+  ChannelConstants::Handle int8_tables_[4] = {0, 0, 0, 0};
   ChannelConstants::Handle x_zero_point_ = 0, w_zero_point_ = 0;
 };
 
@@ -435,13 +508,23 @@ LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, KernelBuilder& kb
   ConvProblem problem;
   problem.geometry = qconv_geometry(g, node);
   QConvParams p = qconv_params(g, node, problem.geometry.out_channels);
-  QLinearConvArithmetic arithmetic(node, p);
+  QLinearArithmetic arithmetic(node, p);
   problem.arithmetic = &arithmetic;
   problem.input = node.inputs[0];
   problem.filter = node.inputs[3];
   problem.bias = checked_bias(g, node, 8, problem.geometry.out_channels);
   problem.output = node.outputs[0];
   problem.constants.filter = &g.tensor(problem.filter);
+  problem.constants.bias = problem.bias != kNoTensor ? &g.tensor(problem.bias) : nullptr;
+  problem.constants.input_zero_point = p.x.zero_points[0];
+  problem.depthwise = problem.geometry.filter_layout == FilterLayout::kOneKO;
+  // What the int8 register blocks fold and pack at compile time (they read channels-last
+  // activations, which the channels_last pass gives ONNX's convolutions).
+  auto zero = [](int32_t z) { return z == 0; };
+  const Tensor& bias = problem.bias != kNoTensor ? g.tensor(problem.bias) : g.tensor(problem.filter);
+  problem.int8_constant_symmetric = p.x.type == DataType::Int(8) && p.w.type == DataType::Int(8) &&
+                                    g.tensor(problem.filter).is_constant() && bias.is_constant() &&
+                                    std::all_of(p.w.zero_points.begin(), p.w.zero_points.end(), zero);
   problem.input_name = "x", problem.filter_name = "w", problem.output_name = "y";
   return build_conv_kernel(kb, problem);
 }
@@ -504,9 +587,43 @@ void infer_qlinear_matmul(Graph& g, Node& node) {
   set_output(g, node, 0, p.y.type, s.output);
 }
 
+// A QLinearMatMul whose b is a constant matrix [K, N] and whose a is quantized per tensor
+// is a fully connected layer (a viewed as [batches, K]): an FcProblem for the kernel
+// strategy (lowering/kernels/fc_kernels.h), whose int8 kernels pack b at compile time.
+bool is_fully_connected(const Graph& g, const Node& node, const QMatMulParams& p) {
+  const Tensor& b = g.tensor(node.inputs[3]);
+  return b.is_constant() && b.shape.size() == 2 && p.a.per_tensor();
+}
+
+LoweredOp lower_qlinear_fully_connected(const Graph& g, const Node& node, KernelBuilder& kb, const QMatMulShape& s,
+                                        const QMatMulParams& p) {
+  FcProblem fc;
+  fc.geometry = {g.tensor(node.inputs[0]).num_elements() / s.k, s.k, s.n};
+  QLinearArithmetic arithmetic(node, {p.a, p.b, p.y});
+  fc.arithmetic = &arithmetic;
+  fc.input = node.inputs[0];
+  fc.filter = node.inputs[3];
+  fc.bias = checked_bias(g, node, 8, s.n);
+  fc.output = node.outputs[0];
+  fc.filter_depth_major = true;
+  const Tensor& b = g.tensor(fc.filter);
+  const Tensor* bias = fc.bias != kNoTensor ? &g.tensor(fc.bias) : nullptr;
+  bool symmetric = std::all_of(p.b.zero_points.begin(), p.b.zero_points.end(), [](int32_t z) { return z == 0; });
+  if (p.a.type == DataType::Int(8) && p.b.type == DataType::Int(8) && symmetric && (!bias || bias->is_constant())) {
+    fc.folded_bias = folded_biases(bias, s.n, p.a.zero_points[0], [&](int64_t unit) {
+      int64_t sum = 0;
+      for (int64_t d = 0; d < s.k; ++d) sum += b.element_as_int(fc.filter_index(unit, d));
+      return sum;
+    });
+  }
+  fc.planned_input = std::find(g.inputs.begin(), g.inputs.end(), fc.input) == g.inputs.end();
+  return build_fc_kernel(kb, fc);
+}
+
 LoweredOp lower_qlinear_matmul(const Graph& g, const Node& node, KernelBuilder& kb) {
   QMatMulShape s = qmatmul_shape(g, node);
   QMatMulParams p = qmatmul_params(g, node, s);
+  if (is_fully_connected(g, node, p)) return lower_qlinear_fully_connected(g, node, kb, s, p);
   ir::Buffer a = kb.input(0, "a");
   ir::Buffer b = kb.input(3, "b");
   ir::Buffer bias = optional_bias(g, node, kb, 8, s.n);
@@ -543,6 +660,86 @@ LoweredOp lower_qlinear_matmul(const Graph& g, const Node& node, KernelBuilder& 
       };
       return accumulate(ir::make_int(0), sum, write);  // int32
     });
+  });
+  return kb.finish(body);
+}
+
+// ---------------------------------------------------------------- aotc.QLinearAveragePool
+
+// Inputs: x, x_scale, x_zero_point, y_scale, y_zero_point (the layout of ONNX Runtime's
+// com.microsoft QLinearAveragePool), per tensor; AveragePool's attributes; x 4-D, NCHW, or
+// NHWC with kChannelsLastAttr (as the channels_last pass leaves it). fold_qdq makes it of
+// DequantizeLinear -> AveragePool or GlobalAveragePool -> QuantizeLinear, so that a QDQ
+// model's pooling reads its int8 input rather than a float copy four times its size. Every
+// window lies inside the input (anything else is refused, and fold_qdq then leaves the
+// pattern in float), so each averages `count` = kernel size values, requantized once:
+//   y = round_half_even((sum - count * x_zero_point) * x_scale / (count * y_scale)) + y_zero_point.
+struct QPoolParams {
+  QuantParams x, y;
+};
+
+QPoolParams qpool_params(const Graph& g, const Node& node) {
+  QPoolParams p;
+  p.x = read_quant_params(g, node, 1, 2, g.tensor(node.inputs[0]).dtype);
+  p.y = read_quant_params(g, node, 3, 4, output_quantized_type(g, node, 4));
+  if (!p.x.per_tensor() || !p.y.per_tensor()) node_error(node, "x and y must be quantized per tensor");
+  return p;
+}
+
+std::vector<WindowAxis> qpool_window(const Graph& g, const Node& node) {
+  require_quantized_input(g, node, 0);
+  const std::vector<int64_t>& x = g.tensor(node.inputs[0]).shape;
+  if (x.size() != 4) node_error(node, "input has shape " + shape_str(x) + "; expected 4-D");
+  bool channels_last = node.attr_int(kChannelsLastAttr, 0) != 0;
+  std::vector<int64_t> extents = channels_last ? std::vector<int64_t>{x[1], x[2]} : std::vector<int64_t>{x[2], x[3]};
+  std::vector<WindowAxis> axes = resolve_window(node, extents, pooling_kernel_shape(node, 2), WindowKind::kPooling);
+  for (const WindowAxis& a : axes)
+    if (a.can_leave_input() || a.dilation != 1)
+      node_error(node, "windows that leave the input (padding, ceil_mode) or are dilated are not supported");
+  return axes;
+}
+
+void infer_qlinear_average_pool(Graph& g, Node& node) {
+  std::vector<WindowAxis> axes = qpool_window(g, node);
+  QPoolParams p = qpool_params(g, node);
+  const std::vector<int64_t>& x = g.tensor(node.inputs[0]).shape;
+  bool channels_last = node.attr_int(kChannelsLastAttr, 0) != 0;
+  set_output(g, node, 0, p.y.type,
+             channels_last ? std::vector<int64_t>{x[0], axes[0].output, axes[1].output, x[3]}
+                           : std::vector<int64_t>{x[0], x[1], axes[0].output, axes[1].output});
+}
+
+LoweredOp lower_qlinear_average_pool(const Graph& g, const Node& node, KernelBuilder& kb) {
+  std::vector<WindowAxis> axes = qpool_window(g, node);
+  QPoolParams p = qpool_params(g, node);
+  int64_t count = axes[0].kernel * axes[1].kernel;
+  // One factor: a constant of the code, no table.
+  ChannelConstants constants;
+  Requantizer requantize({static_cast<float>(static_cast<double>(p.x.scales[0]) / (static_cast<double>(p.y.scales[0]) * count))},
+                         &constants);
+  OutputStage output(node, p.y);
+  int64_t zero_point_sum = count * p.x.zero_points[0];
+  WindowReduction reduction{
+      ir::make_int(0), [](Expr acc, Expr x) { return acc + ir::cast(DataType::Int(32), x); },
+      [&](Expr acc, Expr) { return output.apply(requantize.apply(zero_point_sum ? acc - zero_point_sum : acc, 0)); }, false};
+  const std::vector<int64_t>& x = g.tensor(node.inputs[0]).shape;
+  if (node.attr_int(kChannelsLastAttr, 0) != 0) {
+    PoolProblem problem{x[0], x[3], axes, g.tensor(node.inputs[0]).dtype, true, reduction, node.inputs[0], node.outputs[0]};
+    return build_pool_kernel(kb, problem);
+  }
+  // Channels first: the same reduction, channel by channel.
+  ir::Buffer in = kb.input(0, "x");
+  ir::Buffer y = kb.output(0, "y");
+  std::vector<int64_t> out_shape = {x[0], x[1], axes[0].output, axes[1].output};
+  ir::Stmt body = ir::loop_nest(out_shape, {"n", "c", "oy", "ox"}, [&](const std::vector<Expr>& o) {
+    WindowTaps window(axes, {o[2], o[3]});
+    auto taps = [&](const Accumulator& acc) {
+      return window.loops([&](const std::vector<Expr>&, const std::vector<Expr>& at) {
+        return acc.set(reduction.update(acc.value(), ir::load(in, {o[0], o[1], at[0], at[1]})));
+      });
+    };
+    auto write = [&](const Expr& total) { return ir::store(y, o, reduction.finish(total, Expr())); };
+    return window.bind(accumulate(reduction.init, taps, write));
   });
   return kb.finish(body);
 }
@@ -598,6 +795,7 @@ AOTC_REGISTER_OP("DequantizeLinear", kernel_op(infer_dequantize_linear, lower_de
 AOTC_REGISTER_OP("QLinearConv", kernel_op(infer_qlinear_conv, lower_qlinear_conv));
 AOTC_REGISTER_OP("QLinearMatMul", kernel_op(infer_qlinear_matmul, lower_qlinear_matmul));
 // Element i of y reads element i of a same-shaped operand only.
+AOTC_REGISTER_OP("aotc.QLinearAveragePool", kernel_op(infer_qlinear_average_pool, lower_qlinear_average_pool));
 AOTC_REGISTER_OP("aotc.QLinearAdd", kernel_op(infer_qlinear_add, lower_qlinear_add).with({Role::kInPlace}));
 
 }  // namespace

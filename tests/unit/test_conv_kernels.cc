@@ -4,7 +4,8 @@
 // points, per-channel filter scales, output quantizations and fused activations, int8 and
 // float32; and fully connected layers of random sizes, with and without a bias, constant or
 // run-time weights, per-tensor or per-unit scales; and average and max pools, int8, int16
-// and float32. Each problem is lowered for feature sets under which the kernel families apply
+// and float32; and ONNX's int8 QLinearConv (channels-last, as the channels_last pass makes it)
+// and QLinearMatMul with constant weights. Each problem is lowered for feature sets under which the kernel families apply
 // (none: a core without DSP; `dsp`; `dsp` and `mve`; `fpu`; `fpu` and Helium's `mve.fp`),
 // and each result must be exactly the generic kernel's (the host's `simd` target, which
 // keeps the generic loops): the same bytes for int8, the same floats for float32 (the float
@@ -223,11 +224,84 @@ OneNode onnx_conv_node(const OnnxConvCase& p, const TargetFacts& target) {
   return node;
 }
 
+// ONNX QLinearConv as the channels_last pass leaves it (aotc.channels_last: x [N, H, W, C],
+// w [M, KH, KW, C] or, depthwise, [1, KH, KW, M]): int8 with per-channel weight scales,
+// zero point 0, an int32 bias or none, random input and output zero points, and a folded
+// activation's range (aotc.clamp_min/max) or none. The int8 register blocks then apply, with
+// ONNX's requantization (ties to even) in place of TFLite's.
+struct QLinearConvCase {
+  bool float32 = false, int16 = false, exact = true;
+  bool depthwise = false, bias = true;
+  int64_t batches = 1, channels = 1, out_channels = 1, h = 1, w = 1, kh = 1, kw = 1, stride = 1;
+  int64_t top = 0, left = 0, bottom = 0, right = 0, clamp_min = -128, clamp_max = 127;
+  float x_scale = 0.05f, y_scale = 0.1f;
+  int32_t x_zero_point = 0, y_zero_point = 0;
+  std::vector<float> w_scales;
+  uint32_t seed = 0;
+  std::string text() const {
+    return "qlinearconv nhwc " + std::to_string(batches) + "x" + std::to_string(h) + "x" + std::to_string(w) + "x" +
+           std::to_string(channels) + " -> " + std::to_string(out_channels) + (depthwise ? " depthwise" : "") + " k" +
+           std::to_string(kh) + "x" + std::to_string(kw) + " s" + std::to_string(stride) + " zp " +
+           std::to_string(x_zero_point) + "/" + std::to_string(y_zero_point) + " clamp " + std::to_string(clamp_min) + ".." +
+           std::to_string(clamp_max) + (bias ? "" : " no bias");
+  }
+};
+
+QLinearConvCase random_qlinear_conv(std::mt19937& rng, uint32_t seed) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  QLinearConvCase p;
+  p.seed = seed;
+  p.batches = pick(1, 2);
+  p.channels = pick(0, 2) == 0 ? pick(1, 3) : pick(4, 20);
+  p.depthwise = p.channels > 1 && pick(0, 2) == 0;
+  p.out_channels = p.depthwise ? p.channels : pick(1, 12);
+  p.kh = pick(1, 5);
+  p.kw = pick(0, 1) ? 3 : pick(1, 5);
+  p.stride = pick(1, 2);
+  p.top = pick(0, p.kh - 1), p.bottom = pick(0, p.kh - 1), p.left = pick(0, p.kw - 1), p.right = pick(0, p.kw - 1);
+  p.h = pick(p.kh, 10);
+  p.w = pick(p.kw, 10);
+  p.bias = pick(0, 4) != 0;
+  std::uniform_real_distribution<float> log_scale(-3.0f, -0.5f);
+  p.x_scale = std::pow(10.0f, log_scale(rng));
+  p.y_scale = std::pow(10.0f, log_scale(rng)) * 4;
+  p.x_zero_point = static_cast<int32_t>(pick(-128, 127));
+  p.y_zero_point = static_cast<int32_t>(pick(-128, 127));
+  if (pick(0, 2) == 0) p.clamp_min = p.y_zero_point;                       // a folded Relu
+  if (pick(0, 3) == 0) p.clamp_max = std::min<int64_t>(127, p.y_zero_point + pick(1, 120));  // a Clip
+  // Now and then a factor of 1/4 or more (the requantization's general form).
+  float large = pick(0, 9) == 0 ? 300.0f : 1.0f;
+  for (int64_t c = 0; c < p.out_channels; ++c) p.w_scales.push_back(std::pow(10.0f, log_scale(rng)) / 20 * large);
+  return p;
+}
+
+OneNode qlinear_conv_node(const QLinearConvCase& p, const TargetFacts& target) {
+  OneNode node("QLinearConv");
+  Shape x = {p.batches, p.h, p.w, p.channels};
+  Shape w = p.depthwise ? Shape{1, p.kh, p.kw, p.out_channels} : Shape{p.out_channels, p.kh, p.kw, p.channels};
+  node.target(target).input<int8_t>(x, random_ints<int8_t>(static_cast<size_t>(element_count(x)), -128, 127, p.seed));
+  node.constant<float>(Shape{}, {p.x_scale}).constant<int8_t>(Shape{}, {static_cast<int8_t>(p.x_zero_point)});
+  node.constant<int8_t>(w, random_ints<int8_t>(static_cast<size_t>(element_count(w)), -127, 127, p.seed + 1));
+  node.constant<float>(Shape{p.out_channels}, p.w_scales)
+      .constant<int8_t>(Shape{p.out_channels}, std::vector<int8_t>(static_cast<size_t>(p.out_channels), 0));
+  node.constant<float>(Shape{}, {p.y_scale}).constant<int8_t>(Shape{}, {static_cast<int8_t>(p.y_zero_point)});
+  if (p.bias)
+    node.constant<int32_t>(Shape{p.out_channels},
+                           random_ints<int32_t>(static_cast<size_t>(p.out_channels), -5000, 5000, p.seed + 2));
+  node.attr(kChannelsLastAttr, int64_t{1}).attr("group", p.depthwise ? p.channels : int64_t{1});
+  node.attr("strides", Shape{p.stride, p.stride}).attr("pads", Shape{p.top, p.left, p.bottom, p.right});
+  node.attr("aotc.clamp_min", p.clamp_min).attr("aotc.clamp_max", p.clamp_max);
+  return node;
+}
+
 TEST(ConvKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
   std::map<std::string, int> chosen =
       expect_every_kernel_agrees<Problem>(160, 27, random_problem, conv_node, with_features({"simd"}), "portable.conv");
   for (const auto& [name, times] : expect_every_kernel_agrees<OnnxConvCase>(80, 28, random_onnx_conv, onnx_conv_node,
                                                                             with_features({}), "portable.conv"))
+    chosen[name] += times;
+  for (const auto& [name, times] : expect_every_kernel_agrees<QLinearConvCase>(
+           80, 29, random_qlinear_conv, qlinear_conv_node, with_features({"simd"}), "portable.conv"))
     chosen[name] += times;
   expect_every_kernel_chosen(chosen, ConvKernels::names());
 }
@@ -288,10 +362,39 @@ OneNode fc_node(const FcProblemCase& p, const TargetFacts& target) {
   return node;
 }
 
+// ONNX QLinearMatMul with a constant b [depth, units] (a fully connected layer stored depth
+// major): int8, a per-tensor, b per tensor or per column with zero point 0, the int32 bias
+// fold_qdq gives a folded Gemm, or none.
+OneNode qlinear_matmul_node(const FcProblemCase& p, const TargetFacts& target) {
+  OneNode node("QLinearMatMul");
+  size_t inputs = static_cast<size_t>(p.batches * p.depth), weights = static_cast<size_t>(p.units * p.depth);
+  std::vector<float> b_scales = p.per_unit ? p.filter_scales : std::vector<float>{p.filter_scales[0]};
+  Shape b_scale_shape = p.per_unit ? Shape{p.units} : Shape{};
+  node.target(target).input<int8_t>({p.batches, p.depth}, random_ints<int8_t>(inputs, -128, 127, p.seed));
+  node.constant<float>(Shape{}, {p.input.scale}).constant<int8_t>(Shape{}, {static_cast<int8_t>(p.input.zero_point)});
+  node.constant<int8_t>({p.depth, p.units}, random_ints<int8_t>(weights, -127, 127, p.seed + 1));
+  node.constant<float>(b_scale_shape, b_scales)
+      .constant<int8_t>(b_scale_shape, std::vector<int8_t>(b_scales.size(), 0));
+  node.constant<float>(Shape{}, {p.output.scale}).constant<int8_t>(Shape{}, {static_cast<int8_t>(p.output.zero_point)});
+  if (p.bias) node.constant<int32_t>({p.units}, random_ints<int32_t>(static_cast<size_t>(p.units), -5000, 5000, p.seed + 2));
+  return node;
+}
+
+FcProblemCase random_qlinear_fc(std::mt19937& rng, uint32_t seed) {
+  FcProblemCase p = random_fc(rng, seed);
+  p.float32 = false;
+  p.constant_weights = true;
+  if (p.filter_scales.empty()) p.filter_scales.push_back(0.01f);
+  return p;
+}
+
 TEST(FcKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
-  expect_every_kernel_chosen(
-      expect_every_kernel_agrees<FcProblemCase>(120, 2727, random_fc, fc_node, with_features({"simd"}), "portable.fc"),
-      FcKernels::names());
+  std::map<std::string, int> chosen =
+      expect_every_kernel_agrees<FcProblemCase>(120, 2727, random_fc, fc_node, with_features({"simd"}), "portable.fc");
+  for (const auto& [name, times] : expect_every_kernel_agrees<FcProblemCase>(
+           60, 2729, random_qlinear_fc, qlinear_matmul_node, with_features({"simd"}), "portable.fc"))
+    chosen[name] += times;
+  expect_every_kernel_chosen(chosen, FcKernels::names());
 }
 
 struct PoolCase {

@@ -132,6 +132,40 @@ TEST(OnnxRounding, RequantizeIsTheRoundedRealProduct) {
   }
 }
 
+// Factors below 1/4 (of shift 61 or less) take the requantization's short form (high_word_requantization,
+// aotc_onnx_requantize_high): the same rounded real product over the whole int32 range of
+// accumulators, ties included (factors 2^-k make every other accumulator a tie).
+TEST(OnnxRounding, HighWordRequantizationIsTheRoundedRealProduct) {
+  std::mt19937 rng(14);
+  std::uniform_int_distribution<int32_t> accs(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+  int short_form = 0;
+  for (int i = 0; i < 200000; ++i) {
+    int exponent = static_cast<int>(rng() % 40) - 38;  // factors in [2^-39, 2^1)
+    float factor = i % 4 == 0 ? std::ldexp(1.0f, exponent)
+                              : std::ldexp(std::uniform_real_distribution<float>(0.5f, 1.0f)(rng), exponent);
+    int32_t acc = i % 3 == 0 ? accs(rng) : static_cast<int32_t>(accs(rng) >> (rng() % 31));
+    ExactMultiplier exact = exact_multiplier(factor);
+    std::optional<HighWordRequantization> high = high_word_requantization(exact);
+    ASSERT_EQ(high.has_value(), exact.multiplier != 0 && exact.shift <= 61 && factor < 0.25f) << factor;
+    if (!high) continue;
+    ++short_form;
+    ASSERT_EQ(std::ldexp(static_cast<double>(high->multiplier), -(high->high_shift + 32)), static_cast<double>(factor));
+    // The definition in 128-bit arithmetic (a double product would not be exact for
+    // accumulators beyond 2^29).
+    int64_t want = round_shift_reference(int64_t{acc} * exact.multiplier, exact.shift);
+    ASSERT_EQ(aotc_onnx_requantize_high(acc, high->multiplier, high->rounding_high, high->rounding_low, high->high_shift),
+              want)
+        << acc << " * " << factor;
+    // Plus an output zero point, saturated to int8 (aotc_onnx_requantize_s8).
+    int32_t zero_point = static_cast<int32_t>(rng() % 256) - 128;
+    ASSERT_EQ(aotc_onnx_requantize_s8(acc, high->multiplier, high->rounding_high, high->rounding_low, high->high_shift,
+                                      zero_point),
+              saturate(want + zero_point, -128, 127))
+        << acc << " * " << factor << " + " << zero_point;
+  }
+  EXPECT_GT(short_form, 120000);
+}
+
 // The TFLite-style multiplier (aotc_quant.h) rounds these ties up, ONNX to even: with
 // factor 1/2 every odd accumulator is a tie, and the two disagree on half of them, the
 // ties k + 1/2 with k even.
@@ -512,6 +546,35 @@ TEST(FoldQdq, ChainOfConvolutionsWithClip) {
   expect_fold<uint8_t>(b, h, {"QLinearConv", "QLinearConv"});
   EXPECT_EQ(b.graph.nodes[1].inputs[0], b.graph.nodes[0].outputs[0]);   // reads the uint8 tensor
   EXPECT_EQ(b.graph.nodes[1].attr_int("aotc.clamp_max", -1), 200);  // Q(6) = 6 / 0.03
+}
+
+// DQ -> AveragePool / GlobalAveragePool -> Q becomes an int8 average pooling; the float
+// graph, run as written, is the reference. The integer kernel rounds the exact mean once; the
+// float graph rounds each dequantized value, the sum and the quotients first, so where the
+// mean is a tie (windows of 6 and 30 values make exact halves) the two may pick different
+// neighbours: one step, on at most two of the 60 and 36 outputs here.
+TEST(FoldQdq, AveragePoolingBecomesInteger) {
+  std::mt19937 rng(46);
+  for (const char* op : {"AveragePool", "GlobalAveragePool"}) {
+    SCOPED_TRACE(op);
+    GraphBuilder b;
+    TensorId x = b.input<int8_t>("x", {2, 3, 6, 5}, random_ints<int8_t>(180, -128, 127, rng()));
+    std::map<std::string, AttrValue> attrs;
+    if (std::string(op) == "AveragePool")
+      attrs = {{"kernel_shape", std::vector<int64_t>{3, 2}}, {"strides", std::vector<int64_t>{2, 1}}};
+    TensorId pooled = b.node(op, {dequantize<int8_t>(b, x, 0.023f, -7)}, attrs);
+    expect_fold<int8_t>(b, quantize<int8_t>(b, pooled, 0.019f, 4), {"aotc.QLinearAveragePool"}, 2);
+  }
+}
+
+// Padding (a window that leaves the input) is not what the integer pooling does: the
+// pattern stays in float, as written.
+TEST(FoldQdq, PaddedAveragePoolStaysFloat) {
+  GraphBuilder b;
+  TensorId x = b.input<int8_t>("x", {1, 2, 4, 4}, random_ints<int8_t>(32, -128, 127, 47));
+  TensorId pooled = b.node("AveragePool", {dequantize<int8_t>(b, x, 0.02f, 0)},
+                           {{"kernel_shape", std::vector<int64_t>{3, 3}}, {"pads", std::vector<int64_t>(4, 1)}});
+  expect_fold<int8_t>(b, quantize<int8_t>(b, pooled, 0.02f, 0), {"DequantizeLinear", "AveragePool", "QuantizeLinear"});
 }
 
 TEST(FoldQdq, GemmWithTransposedWeightsAndFloatBias) {

@@ -17,7 +17,8 @@ constexpr int64_t kUnits = 4;  // per block
 // Per block of four units (a last partial block repeating its last unit): the header, then
 // per group of four elements a word of each of the four rows in turn, zero-padded past
 // the depth.
-std::vector<uint8_t> packed_blocks(const Tensor& filter, const FcGeometry& f, const ChannelHeader& header) {
+std::vector<uint8_t> packed_blocks(const Tensor& filter, const FcProblem& p, const ChannelHeader& header) {
+  const FcGeometry& f = p.geometry;
   std::vector<uint8_t> bytes;
   for (int64_t block = 0; block < (f.units + kUnits - 1) / kUnits; ++block) {
     header.append(bytes, block);
@@ -25,7 +26,7 @@ std::vector<uint8_t> packed_blocks(const Tensor& filter, const FcGeometry& f, co
       for (int64_t j = 0; j < kUnits; ++j) {
         int64_t unit = std::min(kUnits * block + j, f.units - 1);
         for (int64_t d = g; d < g + 4; ++d)
-          bytes.push_back(d < f.depth ? static_cast<uint8_t>(static_cast<int8_t>(filter.element_as_int(unit * f.depth + d))) : 0);
+          bytes.push_back(d < f.depth ? static_cast<uint8_t>(static_cast<int8_t>(filter.element_as_int(p.filter_index(unit, d)))) : 0);
       }
   }
   return bytes;
@@ -34,16 +35,17 @@ std::vector<uint8_t> packed_blocks(const Tensor& filter, const FcGeometry& f, co
 }  // namespace
 
 ir::Stmt lower_fully_connected_s8(const ir::Buffer& input, const ir::Buffer& output, const Tensor& filter,
-                                  std::vector<int32_t> folded_bias, const FcGeometry& f, ConvArithmetic& arithmetic,
-                                  bool planned_input) {
+                                  const FcProblem& p) {
+  const FcGeometry& f = p.geometry;
+  ConvArithmetic& arithmetic = *p.arithmetic;
   // Rows of whole words at word-aligned addresses (aotc_dot_s8_1x4_aligned).
-  bool aligned = planned_input && f.depth % 4 == 0;
-  ChannelHeader header(arithmetic, std::move(folded_bias), kUnits);
+  bool aligned = p.planned_input && f.depth % 4 == 0;
+  ChannelHeader header(arithmetic, p.folded_bias, kUnits);
   int64_t blocks = (f.units + kUnits - 1) / kUnits;
   int64_t block_words = header.words() + kUnits * ((f.depth + 3) / 4);
   return header.wrap(arithmetic, [&] {
     return ir::allocate_const(
-        "packed_weights", DataType::Int(32), {blocks * block_words}, packed_blocks(filter, f, header), [&](const ir::Buffer& packed) {
+        "packed_weights", DataType::Int(32), {blocks * block_words}, packed_blocks(filter, p, header), [&](const ir::Buffer& packed) {
           return ir::loop_nest({f.batches, blocks}, {"b", "block"}, [&](const std::vector<Expr>& o) {
             Expr base = o[1] * block_words;
             ir::Buffer acc = ir::make_buffer("acc", DataType::Int(32), {kUnits}, "local");
@@ -68,8 +70,7 @@ AOTC_REGISTER_KERNEL(FcKernels, ({
     "dsp.fully_connected_s8", 20,
     [](const FcProblem& p, const TargetFacts& target) { return int8_register_blocks_pay(target) && !p.folded_bias.empty(); },
     [](KernelBuilder& kb, const FcProblem& p, FcViews& views) {
-      return lower_fully_connected_s8(views.input, views.output, kb.graph().tensor(p.filter), p.folded_bias, p.geometry,
-                                      *p.arithmetic, p.planned_input);
+      return lower_fully_connected_s8(views.input, views.output, kb.graph().tensor(p.filter), p);
     }}));
 
 }  // namespace aotc

@@ -14,12 +14,9 @@
 
 namespace aotc {
 
-// The kernel body: output[b, u] = arithmetic.output(folded_bias[u] + input[b, :] . filter[u, :]).
-// `input` and `output` are the 2-D parameters; `filter` the constant weights.
-// `planned_input`: the input is a tensor of the memory plan (word-aligned), not one the
-// application passes.
+// The kernel body of `p`: output[b, u] = arithmetic.output(folded_bias[u] + input[b, :] .
+// filter[u, :]). `input` and `output` are the 2-D parameters; `filter` the constant weights.
 ir::Stmt lower_fully_connected_s8(const ir::Buffer& input, const ir::Buffer& output, const Tensor& filter,
-                                  std::vector<int32_t> folded_bias, const FcGeometry& f, ConvArithmetic& arithmetic,
-                                  bool planned_input);
+                                  const FcProblem& p);
 
 }  // namespace aotc

@@ -413,7 +413,9 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({"fpu.blocked_conv_f32", 10,
 // with Helium's float vectors (`mve.fp`).
 AOTC_REGISTER_KERNEL(FcKernels, ({
     "fpu.fully_connected_f32", 10,
-    [](const FcProblem& p, const TargetFacts& target) { return target.has("fpu") && p.float32_constant_filter; },
+    [](const FcProblem& p, const TargetFacts& target) {
+      return target.has("fpu") && p.float32_constant_filter && !p.filter_depth_major;
+    },
     [](KernelBuilder& kb, const FcProblem& p, FcViews& views) {
       ir::Buffer bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, "bias") : nullptr;
       return lower_fully_connected_f32(views.input, views.output, bias, kb.graph().tensor(p.filter), p.geometry,

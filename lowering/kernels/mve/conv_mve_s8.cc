@@ -392,7 +392,7 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({
 AOTC_REGISTER_KERNEL(FcKernels, ({
     "mve.fully_connected_s8", 40,
     [](const FcProblem& p, const TargetFacts& target) {
-      return target.has("mve") && !p.folded_bias.empty() && p.requantization;
+      return target.has("mve") && !p.folded_bias.empty() && p.requantization && !p.filter_depth_major;
     },
     [](KernelBuilder& kb, const FcProblem& p, FcViews& views) {
       return lower_mve_fully_connected_s8(views.input, views.output, kb.graph().tensor(p.filter), p.folded_bias,

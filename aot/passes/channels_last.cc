@@ -1,0 +1,307 @@
+// channels_last: ONNX's integer convolutions compute channels-last.
+//
+// ONNX lays activations out channels first (NCHW). The int8 register-block kernels
+// (lowering/kernels/dsp, the ones TFLite's NHWC models take) read a pixel's channels as one
+// contiguous run, which is where their pairs of multiply-accumulates come from, so they
+// apply to channels-last convolutions only. This pass gives ONNX's 2-D QLinearConv nodes
+// (as exported, or as fold_qdq made them from QDQ patterns) that layout, and keeps the
+// transposes it costs out of the program wherever it can:
+//
+//   1. A QLinearConv with constant weights becomes a channels-last one (kChannelsLastAttr,
+//      its weights reordered at compile time) between a Transpose of its input to NHWC and
+//      a Transpose of its result back to the NCHW tensor the model names; so does an
+//      aotc.QLinearAveragePool (a QDQ average pooling: the pooling kernels are NHWC too).
+//   2. A Transpose moves below an elementwise operator (QuantizeLinear, Relu, Clip, a
+//      QLinearAdd or Add of two operands transposed alike, ...) when the move costs nothing:
+//      the operator's result is no larger than its input, or the move leads to a transpose
+//      that it cancels.
+//   3. A Transpose of a Transpose that undoes it reads the original tensor instead.
+//   4. A Transpose that moves only axes of extent 1 ([N, 1, 1, C] to [N, C, 1, 1], or a
+//      one-channel image) does not move memory: it becomes a Reshape, which is a view.
+//
+// Between two convolutions the transposes cancel; what is left are transposes at the
+// edges of a channels-last region: the model's input, before an operator without a
+// channels-last form (a pooling), or where a tensor is a graph output. Every tensor the
+// model names keeps its shape and its values (a rewritten node's NCHW result is now the
+// result of a Transpose), so graph outputs, --dump-tensors and everything that reads a
+// tensor see what they saw before. Integer arithmetic does not depend on the order of its
+// sums, so outputs are bit for bit the same.
+//
+// Runs after fold_qdq and fold_constants (the convolutions exist, their weights are
+// constants) and before fuse_operators (which then fuses elementwise operators into the
+// channels-last kernels). Top-level graph only.
+#include <algorithm>
+#include <set>
+
+#include "aot/graph/op_registry.h"
+#include "aot/passes/graph_passes.h"
+
+namespace aotc {
+namespace {
+
+const std::vector<int64_t> kToChannelsLast = {0, 2, 3, 1};   // NCHW -> NHWC
+const std::vector<int64_t> kToChannelsFirst = {0, 3, 1, 2};  // NHWC -> NCHW
+
+// Elementwise operators a transpose can move below, with the inputs that carry the
+// activation (the others must be constants of one element: scales, zero points, bounds).
+struct Elementwise {
+  const char* op;
+  std::vector<size_t> activations;
+};
+const Elementwise kElementwise[] = {
+    {"QuantizeLinear", {0}}, {"DequantizeLinear", {0}}, {"Relu", {0}},    {"Clip", {0}},     {"LeakyRelu", {0}},
+    {"Sigmoid", {0}},        {"Tanh", {0}},             {"HardSigmoid", {0}}, {"HardSwish", {0}}, {"Cast", {0}},
+    {"Identity", {0}},       {"Add", {0, 1}},           {"Sub", {0, 1}},  {"Mul", {0, 1}},   {"Div", {0, 1}},
+    {"Max", {0, 1}},         {"Min", {0, 1}},           {"aotc.QLinearAdd", {0, 3}},
+};
+
+class ChannelsLast {
+ public:
+  explicit ChannelsLast(Graph& g) : g_(g) {}
+
+  void run() {
+    convert_convolutions();
+    bool changed = true;
+    while (changed) changed = cancel_transposes() | sink_transposes();
+    reshape_trivial_transposes();
+  }
+
+ private:
+  // ------------------------------------------------------------ 1. the convolutions
+
+  bool convertible(const Node& n) const {
+    if (n.attr_int(kChannelsLastAttr, 0) != 0 || !n.body.empty() || g_.tensor(n.inputs[0]).shape.size() != 4) return false;
+    if (n.op == "aotc.QLinearAveragePool") return true;
+    if (n.op != "QLinearConv") return false;
+    const Tensor& w = g_.tensor(n.inputs[3]);
+    return w.shape.size() == 4 && w.is_constant();
+  }
+
+  void convert_convolutions() {
+    std::vector<Node> nodes;
+    for (Node& n : g_.nodes) {
+      if (!convertible(n)) {
+        nodes.push_back(std::move(n));
+        continue;
+      }
+      TensorId x = n.inputs[0], y = n.outputs[0];
+      if (n.op == "QLinearConv") n.inputs[3] = channels_last_weights(n);
+      nodes.push_back(transpose(x, kToChannelsLast, g_.tensor(x).name + "_nhwc"));
+      n.inputs[0] = nodes.back().outputs[0];
+      n.attrs[kChannelsLastAttr] = int64_t{1};
+      n.outputs[0] = fresh_tensor(g_.tensor(y).name + "_nhwc");
+      infer(n);
+      TensorId y_nhwc = n.outputs[0];
+      nodes.push_back(std::move(n));
+      nodes.push_back(transpose(y_nhwc, kToChannelsFirst, "", y));
+    }
+    g_.nodes = std::move(nodes);
+  }
+
+  // w [M, C / group, KH, KW] as [M, KH, KW, C / group], or as [1, KH, KW, M] when each
+  // group has one input channel (depthwise; onnx_conv_geometry reads it so).
+  TensorId channels_last_weights(const Node& n) {
+    const Tensor& w = g_.tensor(n.inputs[3]);
+    int64_t m = w.shape[0], c = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+    int64_t groups = n.attr_int("group", 1);
+    bool depthwise = groups > 1 && c == 1 && groups == g_.tensor(n.inputs[0]).shape[1];
+    size_t bytes = static_cast<size_t>(w.dtype.bytes());
+    std::vector<uint8_t> data(w.data->size());
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t i = 0; i < c; ++i)
+        for (int64_t y = 0; y < kh; ++y)
+          for (int64_t x = 0; x < kw; ++x) {
+            int64_t from = ((o * c + i) * kh + y) * kw + x;
+            int64_t to = depthwise ? (y * kw + x) * m + o : ((o * kh + y) * kw + x) * c + i;
+            std::copy_n(w.data->begin() + static_cast<std::ptrdiff_t>(from * bytes), bytes,
+                        data.begin() + static_cast<std::ptrdiff_t>(to * bytes));
+          }
+    std::vector<int64_t> shape = depthwise ? std::vector<int64_t>{1, kh, kw, m} : std::vector<int64_t>{m, kh, kw, c};
+    return g_.add_constant(w.name + "_nhwc", w.dtype, shape, std::move(data));
+  }
+
+  // ------------------------------------------------------------ 2. moving transposes down
+
+  // The elementwise entry of `n`, if a transpose can move below it: its other inputs are
+  // constants of one element, its activations have one shape and its output that shape.
+  const Elementwise* elementwise(const Node& n) const {
+    if (!n.body.empty() || n.outputs.size() != 1) return nullptr;
+    for (const Elementwise& e : kElementwise) {
+      if (n.op != e.op) continue;
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        if (n.inputs[i] == kNoTensor) continue;
+        bool activation = std::count(e.activations.begin(), e.activations.end(), i) > 0;
+        const Tensor& t = g_.tensor(n.inputs[i]);
+        if (activation ? t.shape != g_.tensor(n.outputs[0]).shape : !(t.is_constant() && t.num_elements() == 1))
+          return nullptr;
+      }
+      return &e;
+    }
+    return nullptr;
+  }
+
+  // The Transpose node that computes `t`, or null.
+  const Node* transpose_of(TensorId t) const {
+    for (const Node& n : g_.nodes)
+      if (n.op == "Transpose" && n.outputs[0] == t) return &n;
+    return nullptr;
+  }
+
+  // Whether a transpose of `perm` placed on `t` would disappear: every reader of `t` is a
+  // transpose that undoes it, an operator of two operands (whose other operand may come
+  // transposed alike), or an elementwise operator whose result would disappear so.
+  bool would_cancel(TensorId t, const std::vector<int64_t>& perm, int depth = 0) const {
+    std::vector<int> readers = g_.consumers(t);
+    if (depth > 8 || readers.empty() || g_.is_graph_output(t)) return false;
+    for (int r : readers) {
+      const Node& next = g_.nodes[static_cast<size_t>(r)];
+      if (next.op == "Transpose") {
+        if (compose(perm, permutation(next)) != identity(perm.size())) return false;
+        continue;
+      }
+      const Elementwise* e = elementwise(next);
+      if (!e || (e->activations.size() == 1 && !would_cancel(next.outputs[0], perm, depth + 1))) return false;
+    }
+    return true;
+  }
+
+  // Moves transposes below one elementwise operator that reads them; whether it did. The
+  // move pays when the transposes it reads then die and its result is no larger than
+  // their inputs, or when the transpose it then computes would disappear.
+  bool sink_transposes() {
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      const Node& n = g_.nodes[k];
+      const Elementwise* e = elementwise(n);
+      if (!e) continue;
+      std::vector<int64_t> perm;
+      bool all_transposed = true, all_die = true;
+      for (size_t i : e->activations) {
+        const Node* t = transpose_of(n.inputs[i]);
+        if (!t || (!perm.empty() && permutation(*t) != perm)) {
+          all_transposed = false;
+          break;
+        }
+        perm = permutation(*t);
+        all_die &= !g_.is_graph_output(n.inputs[i]) && g_.consumers(n.inputs[i]).size() == 1;
+      }
+      if (!all_transposed) continue;
+      bool no_larger = g_.tensor(n.outputs[0]).dtype.bytes() <= g_.tensor(n.inputs[e->activations[0]]).dtype.bytes();
+      if (!(all_die && no_larger) && !would_cancel(n.outputs[0], perm)) continue;
+      sink_below(k, *e, perm);
+      return true;
+    }
+    return false;
+  }
+
+  // Node k reads the transposes' inputs instead; its result is transposed to the tensor it
+  // computed before.
+  void sink_below(size_t k, const Elementwise& e, const std::vector<int64_t>& perm) {
+    Node n = g_.nodes[k];
+    for (size_t i : e.activations) n.inputs[i] = transpose_of(n.inputs[i])->inputs[0];
+    TensorId result = n.outputs[0];
+    n.outputs[0] = fresh_tensor(g_.tensor(result).name + "_moved");
+    infer(n);
+    Node back = transpose(n.outputs[0], perm, "", result);
+    g_.nodes[k] = std::move(n);
+    g_.nodes.insert(g_.nodes.begin() + static_cast<std::ptrdiff_t>(k) + 1, std::move(back));
+  }
+
+  // ------------------------------------------------------------ 3. cancelling pairs
+
+  // Readers of a Transpose that undoes the Transpose before it read that one's input
+  // instead; whether any did.
+  bool cancel_transposes() {
+    bool changed = false;
+    for (Node& second : g_.nodes) {
+      if (second.op != "Transpose") continue;
+      const Node* first = transpose_of(second.inputs[0]);
+      if (!first || compose(permutation(*first), permutation(second)) != identity(permutation(second).size())) continue;
+      TensorId original = first->inputs[0], result = second.outputs[0];
+      if (g_.is_graph_output(result)) continue;
+      for (Node& reader : g_.nodes) {
+        if (&reader == &second) continue;
+        for (TensorId& in : reader.inputs)
+          if (in == result) in = original, changed = true;
+        for (Node& step : reader.body)
+          for (TensorId& in : step.inputs)
+            if (in == result) in = original, changed = true;
+      }
+    }
+    if (changed) remove_dead_nodes(g_);
+    return changed;
+  }
+
+  // ------------------------------------------------------------ 4. transposes that are views
+
+  void reshape_trivial_transposes() {
+    for (Node& n : g_.nodes) {
+      if (n.op != "Transpose" || !n.body.empty()) continue;
+      const Tensor& in = g_.tensor(n.inputs[0]);
+      std::vector<int64_t> moved;  // the axes of extent > 1, in the order the result has them
+      for (int64_t axis : permutation(n))
+        if (in.shape[static_cast<size_t>(axis)] != 1) moved.push_back(axis);
+      if (!std::is_sorted(moved.begin(), moved.end())) continue;
+      const std::vector<int64_t>& shape = g_.tensor(n.outputs[0]).shape;
+      std::vector<uint8_t> bytes(shape.size() * 8);
+      for (size_t i = 0; i < shape.size(); ++i)
+        for (int b = 0; b < 8; ++b) bytes[i * 8 + static_cast<size_t>(b)] = static_cast<uint8_t>(static_cast<uint64_t>(shape[i]) >> (8 * b));
+      TensorId shape_id = g_.add_constant(g_.tensor(n.outputs[0]).name + "_shape", DataType::Int(64),
+                                          {static_cast<int64_t>(shape.size())}, std::move(bytes));
+      n.op = "Reshape";
+      n.attrs.clear();
+      n.inputs = {n.inputs[0], shape_id};
+    }
+  }
+
+  // ------------------------------------------------------------ helpers
+
+  // A Transpose's permutation; without a perm attribute, ONNX's default: the axes reversed.
+  std::vector<int64_t> permutation(const Node& transpose) const {
+    if (transpose.has_attr("perm")) return transpose.attr_ints("perm");
+    std::vector<int64_t> reversed = identity(g_.tensor(transpose.inputs[0]).shape.size());
+    std::reverse(reversed.begin(), reversed.end());
+    return reversed;
+  }
+
+  static std::vector<int64_t> identity(size_t rank) {
+    std::vector<int64_t> p(rank);
+    for (size_t i = 0; i < rank; ++i) p[i] = static_cast<int64_t>(i);
+    return p;
+  }
+
+  // The permutation of `second` applied after `first` (Transpose: out[i] = in[perm[i]]).
+  static std::vector<int64_t> compose(const std::vector<int64_t>& first, const std::vector<int64_t>& second) {
+    if (first.size() != second.size()) return {};
+    std::vector<int64_t> p;
+    for (int64_t axis : second) p.push_back(first[static_cast<size_t>(axis)]);
+    return p;
+  }
+
+  TensorId fresh_tensor(const std::string& name) {
+    Tensor t;
+    t.name = name;
+    return g_.add_tensor(std::move(t));
+  }
+
+  // A Transpose of `input`; its result is `output` (a new tensor named `name` when none).
+  Node transpose(TensorId input, const std::vector<int64_t>& perm, const std::string& name, TensorId output = kNoTensor) {
+    Node t;
+    t.op = "Transpose";
+    t.name = g_.tensor(input).name + "_transposed";
+    t.inputs = {input};
+    t.outputs = {output != kNoTensor ? output : fresh_tensor(name)};
+    t.attrs["perm"] = perm;
+    if (output == kNoTensor) infer(t);
+    return t;
+  }
+
+  void infer(Node& n) { for_node(n, [&] { find_op(n.op)->infer(g_, n); }); }
+
+  Graph& g_;
+};
+
+}  // namespace
+
+void channels_last(Graph& g) { ChannelsLast(g).run(); }
+
+}  // namespace aotc

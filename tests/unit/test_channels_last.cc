@@ -1,0 +1,132 @@
+// The channels_last pass (aot/passes/channels_last.cc) on small integer graphs: each graph
+// runs in the IR interpreter before and after the pass, and the outputs must be the same
+// bytes (integer sums do not depend on their order), while the structure shows what the pass
+// did: convolutions channels-last, the transposes between them gone, a transpose of axes of
+// extent 1 a view, a graph output and a transpose without `perm` left as they were.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "aot/passes/graph_passes.h"
+#include "tests/unit/one_node.h"
+
+namespace aotc {
+namespace {
+
+using namespace test;
+
+// A QLinearConv of the int8 tensor x (NCHW) into `out_channels` channels, per-channel int8
+// weights, a bias, a 3x3 window (or 1x1) with padding 1, depthwise when `group` > 1.
+TensorId qconv(GraphBuilder& b, TensorId x, int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t group,
+               uint32_t seed) {
+  std::vector<int64_t> w_shape = {out_channels, in_channels / group, kernel, kernel};
+  std::vector<float> w_scales;
+  for (int64_t c = 0; c < out_channels; ++c) w_scales.push_back(0.002f + 0.0007f * static_cast<float>(c));
+  int64_t pad = kernel / 2;
+  return b.node("QLinearConv",
+                {x, b.constant<float>("xs", {}, {0.05f}), b.constant<int8_t>("xz", {}, {-3}),
+                 b.constant<int8_t>("w", w_shape, random_ints<int8_t>(static_cast<size_t>(element_count(w_shape)), -127, 127, seed)),
+                 b.constant<float>("ws", {out_channels}, w_scales),
+                 b.constant<int8_t>("wz", {out_channels}, std::vector<int8_t>(static_cast<size_t>(out_channels), 0)),
+                 b.constant<float>("ys", {}, {0.04f}), b.constant<int8_t>("yz", {}, {5}),
+                 b.constant<int32_t>("b", {out_channels},
+                                     random_ints<int32_t>(static_cast<size_t>(out_channels), -3000, 3000, seed + 1))},
+                {{"group", group}, {"pads", std::vector<int64_t>(4, pad)}});
+}
+
+std::vector<std::string> ops(const Graph& g) {
+  std::vector<std::string> names;
+  for (const Node& n : g.nodes) names.push_back(n.op);
+  return names;
+}
+
+// Runs `b`'s graph (outputs `outputs`) before and after channels_last; the outputs must not
+// change. Returns the operators after the pass (and remove_dead_nodes).
+std::vector<std::string> expect_same_results(GraphBuilder& b, const std::vector<TensorId>& outputs) {
+  b.graph.outputs = outputs;
+  infer_shapes(b.graph);
+  Memory before = b.execute();
+  channels_last(b.graph);
+  remove_dead_nodes(b.graph);
+  Memory after = b.execute();
+  for (TensorId out : outputs) EXPECT_EQ(after.at(out), before.at(out)) << b.graph.tensor(out).name;
+  return ops(b.graph);
+}
+
+TEST(ChannelsLast, TransposesBetweenConvolutionsCancel) {
+  GraphBuilder b;
+  TensorId x = b.input<int8_t>("x", {1, 3, 7, 6}, random_ints<int8_t>(126, -128, 127, 1));
+  TensorId h = qconv(b, x, 3, 8, 3, 1, 10);
+  h = qconv(b, h, 8, 8, 3, 8, 20);  // depthwise
+  h = qconv(b, h, 8, 5, 1, 1, 30);
+  EXPECT_EQ(expect_same_results(b, {h}), (std::vector<std::string>{"Transpose", "QLinearConv", "QLinearConv", "QLinearConv", "Transpose"}));
+  for (const Node& n : b.graph.nodes)
+    if (n.op == "QLinearConv") EXPECT_EQ(n.attr_int(kChannelsLastAttr, 0), 1);
+  // The depthwise weights [8, 1, 3, 3] became [1, 3, 3, 8].
+  EXPECT_EQ(b.graph.tensor(b.graph.nodes[2].inputs[3]).shape, (std::vector<int64_t>{1, 3, 3, 8}));
+}
+
+// A one-channel input and a result of one pixel: their transposes move only axes of extent
+// 1 and become Reshapes (views, no kernel; the interpreter here runs kernels only, so this
+// one checks the structure: tests/models/onnx_twins' kws runs such a graph end to end).
+TEST(ChannelsLast, TransposeOfAxesOfExtentOneIsAView) {
+  GraphBuilder b;
+  TensorId x = b.input<int8_t>("x", {1, 1, 3, 3}, random_ints<int8_t>(9, -128, 127, 2));  // a 3x3 window: 1x1 out
+  TensorId w = b.constant<int8_t>("w", {4, 1, 3, 3}, random_ints<int8_t>(36, -127, 127, 3));
+  TensorId y = b.node("QLinearConv", {x, b.constant<float>("xs", {}, {0.05f}), b.constant<int8_t>("xz", {}, {0}), w,
+                                      b.constant<float>("ws", {}, {0.01f}), b.constant<int8_t>("wz", {}, {0}),
+                                      b.constant<float>("ys", {}, {0.1f}), b.constant<int8_t>("yz", {}, {0})});
+  b.graph.outputs = {y};
+  infer_shapes(b.graph);
+  channels_last(b.graph);
+  EXPECT_EQ(ops(b.graph), (std::vector<std::string>{"Reshape", "QLinearConv", "Reshape"}));
+  EXPECT_EQ(b.graph.tensor(b.graph.nodes[1].inputs[0]).shape, (std::vector<int64_t>{1, 3, 3, 1}));
+  EXPECT_EQ(b.graph.tensor(y).shape, (std::vector<int64_t>{1, 4, 1, 1}));
+}
+
+// An elementwise operator between two convolutions: the transpose moves below it and
+// cancels; a residual QLinearAdd of two channels-last operands stays channels-last.
+TEST(ChannelsLast, TransposesMoveThroughElementwiseOperators) {
+  GraphBuilder b;
+  TensorId x = b.input<int8_t>("x", {1, 4, 5, 5}, random_ints<int8_t>(100, -128, 127, 4));
+  TensorId a = qconv(b, x, 4, 4, 3, 1, 40);
+  TensorId clipped = b.node("Clip", {a, b.constant<int8_t>("lo", {}, {-20}), b.constant<int8_t>("hi", {}, {90})});
+  TensorId c = qconv(b, clipped, 4, 4, 3, 1, 50);
+  auto scalar = [&](float s, int8_t z) {
+    return std::vector<TensorId>{b.constant<float>("s", {}, {s}), b.constant<int8_t>("z", {}, {z})};
+  };
+  std::vector<TensorId> add_inputs = {c};
+  for (TensorId t : scalar(0.04f, 5)) add_inputs.push_back(t);
+  add_inputs.push_back(a);
+  for (TensorId t : scalar(0.04f, 5)) add_inputs.push_back(t);
+  for (TensorId t : scalar(0.06f, -2)) add_inputs.push_back(t);
+  TensorId sum = b.node("aotc.QLinearAdd", add_inputs);
+  TensorId d = qconv(b, sum, 4, 3, 1, 1, 60);
+  EXPECT_EQ(expect_same_results(b, {d}),
+            (std::vector<std::string>{"Transpose", "QLinearConv", "Clip", "QLinearConv", "aotc.QLinearAdd", "QLinearConv",
+                                      "Transpose"}));
+}
+
+// A convolution's NCHW result that is a graph output stays computed as such, while the
+// next convolution reads the channels-last tensor.
+TEST(ChannelsLast, GraphOutputsKeepTheirLayout) {
+  GraphBuilder b;
+  TensorId x = b.input<int8_t>("x", {1, 2, 4, 4}, random_ints<int8_t>(32, -128, 127, 5));
+  TensorId a = qconv(b, x, 2, 3, 3, 1, 70);
+  TensorId c = qconv(b, a, 3, 2, 3, 1, 80);
+  EXPECT_EQ(expect_same_results(b, {a, c}),
+            (std::vector<std::string>{"Transpose", "QLinearConv", "Transpose", "QLinearConv", "Transpose"}));
+  EXPECT_EQ(b.graph.tensor(a).shape, (std::vector<int64_t>{1, 3, 4, 4}));
+}
+
+// A Transpose of the model without `perm` reverses the axes (ONNX's default): it is not a
+// view even when extents of 1 surround it (onnx_conformance's test_transpose_default).
+TEST(ChannelsLast, ModelTransposeWithoutPermStaysATranspose) {
+  GraphBuilder b;
+  TensorId x = b.input<int8_t>("x", {2, 3, 4}, random_ints<int8_t>(24, -128, 127, 6));
+  TensorId t = b.node("Transpose", {x});
+  EXPECT_EQ(expect_same_results(b, {t}), (std::vector<std::string>{"Transpose"}));
+}
+
+}  // namespace
+}  // namespace aotc
