@@ -166,6 +166,15 @@ static inline int16_t aotc_saturating_left_shift_s16(int16_t value, int32_t amou
   return (int16_t)(result > INT16_MAX ? INT16_MAX : result < INT16_MIN ? INT16_MIN : result);
 }
 
+/* aotc_rounding_divide_by_pot for an int16 x as TFLite's int16 kernels compute it (gemmlowp's
+ * RoundingDivideByPOT on int16_t, 0 <= exponent <= 31): up to 15 the same; beyond, its mask
+ * (2^exponent - 1 cast to int16_t) is -1, and the result keeps only x's sign: 1 for x >= 0,
+ * -1 below. */
+static inline int16_t aotc_rounding_divide_by_pot_s16(int16_t x, int32_t exponent) {
+  if (exponent <= 15) return (int16_t)aotc_rounding_divide_by_pot(x, exponent);
+  return (int16_t)(x >= 0 ? 1 : -1);
+}
+
 /* hard_swish(x) = x * relu6(x + 3) / 6 for x = input - input zero point (int8 range), on
  * the output's scale before its zero point is added: the input at 2^7 times its scale,
  * rescaled once by output_multiplier (Q15, 2^output_exponent <= 1) and once to the scale
@@ -180,10 +189,10 @@ static inline int32_t aotc_hard_swish_s8(int32_t input, int32_t output_multiplie
   if (reluish_exponent > 0) reluish = aotc_saturating_left_shift_s16(reluish, reluish_exponent - 1);
   reluish = aotc_sat_rounding_doubling_high_mul_s16(reluish, (int16_t)reluish_multiplier);
   if (reluish_exponent > 0) reluish = aotc_saturating_left_shift_s16(reluish, 1);
-  if (reluish_exponent < 0) reluish = (int16_t)aotc_rounding_divide_by_pot(reluish, -reluish_exponent);
+  if (reluish_exponent < 0) reluish = aotc_rounding_divide_by_pot_s16(reluish, -reluish_exponent);
   reluish = (int16_t)((reluish + (1 << 15)) >> 1);
   preshift_output = aotc_sat_doubling_high_mul_s16(reluish, on_preshift_output_scale);
-  return aotc_rounding_divide_by_pot(preshift_output, -output_exponent);
+  return aotc_rounding_divide_by_pot_s16(preshift_output, -output_exponent);
 }
 
 #endif /* AOTC_QUANT_H_ */

@@ -49,8 +49,9 @@ AOTC_FIXEDPOINT int32_t aotc_onnx_requantize(int32_t acc, int32_t multiplier, in
 
 /* aotc_onnx_requantize in a few instructions, for what nearly every layer has: a factor
  * below 1/4, whose multiplier and shift the compiler widens, where the shift is below 32,
- * to a shift of 32 (exact still; the multiplier stays below 2^30): a shift s of 32 to 61. The compiler passes what depends on s alone: 2^(s-1) - 1 as its high
- * word rounding_high and low word rounding_low, and high_shift = s - 32. Rounding to
+ * to a shift of 32 (exact still; the multiplier stays below 2^30): a shift s of 32 to 61.
+ * The compiler passes what depends on s alone: 2^(s-1) - 1 as its high word rounding_high
+ * and low word rounding_low, and high_shift = s - 32. Rounding to
  * nearest with ties to even is floor((x + 2^(s-1) - 1 + odd) / 2^s), odd being the low bit
  * of floor(x / 2^s) (bit s of x): below the half the quotient stays, above it goes up, at
  * the half it goes up exactly when it was odd. |x| < 2^61, so the sum's high word holds

@@ -70,9 +70,9 @@ class ChannelsLast {
   // ------------------------------------------------------------ 1. the convolutions
 
   bool convertible(const Node& n) const {
+    if (n.op != "QLinearConv" && n.op != "aotc.QLinearAveragePool") return false;
     if (n.attr_int(kChannelsLastAttr, 0) != 0 || !n.body.empty() || g_.tensor(n.inputs[0]).shape.size() != 4) return false;
     if (n.op == "aotc.QLinearAveragePool") return true;
-    if (n.op != "QLinearConv") return false;
     const Tensor& w = g_.tensor(n.inputs[3]);
     return w.shape.size() == 4 && w.is_constant();
   }
@@ -125,9 +125,11 @@ class ChannelsLast {
   // The elementwise entry of `n`, if a transpose can move below it: its other inputs are
   // constants of one element, its activations have one shape and its output that shape.
   const Elementwise* elementwise(const Node& n) const {
-    if (!n.body.empty() || n.outputs.size() != 1) return nullptr;
+    if (!n.body.empty() || n.outputs.size() != 1 || n.outputs[0] == kNoTensor) return nullptr;
     for (const Elementwise& e : kElementwise) {
       if (n.op != e.op) continue;
+      for (size_t i : e.activations)
+        if (n.input(i) == kNoTensor) return nullptr;
       for (size_t i = 0; i < n.inputs.size(); ++i) {
         if (n.inputs[i] == kNoTensor) continue;
         bool activation = std::count(e.activations.begin(), e.activations.end(), i) > 0;
@@ -188,6 +190,7 @@ class ChannelsLast {
       bool no_larger = g_.tensor(n.outputs[0]).dtype.bytes() <= g_.tensor(n.inputs[e->activations[0]]).dtype.bytes();
       if (!(all_die && no_larger) && !would_cancel(n.outputs[0], perm)) continue;
       sink_below(k, *e, perm);
+      remove_unread_transposes();
       return true;
     }
     return false;
@@ -227,8 +230,26 @@ class ChannelsLast {
             if (in == result) in = original, changed = true;
       }
     }
-    if (changed) remove_dead_nodes(g_);
+    remove_unread_transposes();
     return changed;
+  }
+
+  // Transposes that nothing reads any more (their readers moved or now read the tensor a
+  // cancelled pair started from): gone, they no longer count as readers, here or when
+  // fuse_operators looks for a kernel's only reader.
+  void remove_unread_transposes() {
+    bool removed = true;
+    while (removed) {
+      removed = false;
+      for (size_t k = 0; k < g_.nodes.size(); ++k) {
+        if (g_.nodes[k].op != "Transpose") continue;
+        TensorId out = g_.nodes[k].outputs[0];
+        if (g_.is_graph_output(out) || !g_.consumers(out).empty()) continue;
+        g_.nodes.erase(g_.nodes.begin() + static_cast<std::ptrdiff_t>(k));
+        removed = true;
+        break;
+      }
+    }
   }
 
   // ------------------------------------------------------------ 4. transposes that are views

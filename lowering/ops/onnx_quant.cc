@@ -772,31 +772,47 @@ void infer_qlinear_add(Graph& g, Node& node) {
   set_output(g, node, 0, p.y.type, shape);
 }
 
-LoweredOp lower_qlinear_add(const Graph& g, const Node& node, KernelBuilder& kb) {
+// The sum of one element of a and of b (their int8 or uint8 values), as y's value.
+Expr qlinear_add_element(const Graph& g, const Node& node, const Expr& a, const Expr& b) {
   QAddParams p = qadd_params(g, node);
-  const Tensor& out = g.tensor(node.outputs[0]);
-  std::vector<int64_t> shape = out.shape.empty() ? std::vector<int64_t>{1} : out.shape;
   CommonShiftMultipliers factors =
       common_shift_multipliers(p.a.scales[0] / p.y.scales[0], p.b.scales[0] / p.y.scales[0]);
-  OutputStage output(node, p.y);
+  Expr a_centered = ir::cast(DataType::Int(32), a) - p.a.zero_points[0];
+  Expr b_centered = ir::cast(DataType::Int(32), b) - p.b.zero_points[0];
+  Expr sum = ir::onnx_requantize_sum(a_centered, factors.a_multiplier, b_centered, factors.b_multiplier, factors.shift);
+  return OutputStage(node, p.y).apply(sum);
+}
+
+LoweredOp lower_qlinear_add(const Graph& g, const Node& node, KernelBuilder& kb) {
+  const Tensor& out = g.tensor(node.outputs[0]);
+  std::vector<int64_t> shape = out.shape.empty() ? std::vector<int64_t>{1} : out.shape;
   ir::Stmt body = ir::loop_nest(shape, {}, [&](const std::vector<Expr>& index) {
-    Expr a = ir::cast(DataType::Int(32), kb.operand(node.inputs[0], "a", index)) - p.a.zero_points[0];
-    Expr b = ir::cast(DataType::Int(32), kb.operand(node.inputs[3], "b", index)) - p.b.zero_points[0];
-    Expr sum = ir::onnx_requantize_sum(a, factors.a_multiplier, b, factors.b_multiplier, factors.shift);
-    return ir::store(kb.output(0, "y"), index, output.apply(sum));
+    Expr a = kb.operand(node.inputs[0], "a", index), b = kb.operand(node.inputs[3], "b", index);
+    return ir::store(kb.output(0, "y"), index, qlinear_add_element(g, node, a, b));
   });
   return kb.finish(body);
+}
+
+// aotc.QLinearAdd as an epilogue: a residual block's sum fused behind the convolution that
+// computes one operand (its other inputs, scales and zero points, are constants).
+OpDef qlinear_add_op() {
+  OpDef def = kernel_op(infer_qlinear_add, lower_qlinear_add);
+  def.scalar = [](const Graph& g, const Node& n, const std::vector<Expr>& in) {
+    return qlinear_add_element(g, n, in.at(0), in.at(3));
+  };
+  // Element i of y reads element i of a same-shaped operand only.
+  return def.with({Role::kEpilogue, Role::kInPlace});
 }
 
 // ---------------------------------------------------------------- registration
 
 AOTC_REGISTER_OP("QuantizeLinear", kernel_op(infer_quantize_linear, lower_quantize_linear));
 AOTC_REGISTER_OP("DequantizeLinear", kernel_op(infer_dequantize_linear, lower_dequantize_linear));
-AOTC_REGISTER_OP("QLinearConv", kernel_op(infer_qlinear_conv, lower_qlinear_conv));
+// Its kernels apply the fused epilogue (a residual aotc.QLinearAdd) to every output element.
+AOTC_REGISTER_OP("QLinearConv", kernel_op(infer_qlinear_conv, lower_qlinear_conv).with({Role::kAnchor}));
 AOTC_REGISTER_OP("QLinearMatMul", kernel_op(infer_qlinear_matmul, lower_qlinear_matmul));
-// Element i of y reads element i of a same-shaped operand only.
 AOTC_REGISTER_OP("aotc.QLinearAveragePool", kernel_op(infer_qlinear_average_pool, lower_qlinear_average_pool));
-AOTC_REGISTER_OP("aotc.QLinearAdd", kernel_op(infer_qlinear_add, lower_qlinear_add).with({Role::kInPlace}));
+AOTC_REGISTER_OP("aotc.QLinearAdd", qlinear_add_op());
 
 }  // namespace
 }  // namespace aotc

@@ -201,8 +201,8 @@ HardSwishScales hard_swish_scales(const Graph& g, const Node& node) {
   QuantizedMultiplier out = quantize_multiplier(static_cast<double>(hires_input_scale / float_scale(g, node.outputs[0])));
   QuantizedMultiplier reluish = quantize_multiplier(static_cast<double>(hires_input_scale / (3.0f / 32768.0f)));
   if (out.shift > 0) node_error(node, "the output scale is below 1/128 of the input's, which TFLite Micro's HARD_SWISH rejects");
-  // The 16-bit rounding shifts hold for shifts of up to 15.
-  if (out.shift < -15 || reluish.shift < -15)
+  // TFLite's 16-bit rounding shifts (aotc_rounding_divide_by_pot_s16) take shifts of up to 31.
+  if (out.shift < -31 || reluish.shift < -31)
     node_error(node, "input and output scales too far apart for the 16-bit fixed-point HARD_SWISH");
   return {q15(out.multiplier), out.shift, q15(reluish.multiplier), reluish.shift};
 }

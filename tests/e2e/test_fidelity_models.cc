@@ -21,7 +21,8 @@ INSTANTIATE_TEST_SUITE_P(Models, FidelityModel,
                          ::testing::Values("mean_7x7_shared_scale", "mean_3x3_shared_scale", "mean_fc_softmax_head",
                                            "folded_bn_mul_add_relu", "pad_mul_requant", "conv16_no_bias",
                                            "fc16_no_bias", "fc16_no_bias_acc32", "mul16_relu", "pool16_avg_max", "softmax16",
-                                           "softmax16_beta", "tanh16_large_scale", "logistic16_large_scale"),
+                                           "softmax16_beta", "tanh16_large_scale", "logistic16_large_scale",
+                                           "hswish_large_out_scale", "hswish_tiny_in_scale"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

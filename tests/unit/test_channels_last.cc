@@ -2,7 +2,8 @@
 // runs in the IR interpreter before and after the pass, and the outputs must be the same
 // bytes (integer sums do not depend on their order), while the structure shows what the pass
 // did: convolutions channels-last, the transposes between them gone, a transpose of axes of
-// extent 1 a view, a graph output and a transpose without `perm` left as they were.
+// extent 1 a view, a graph output and a transpose without `perm` left as they were; and a
+// residual QLinearAdd fused behind its convolution afterwards.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -105,6 +106,30 @@ TEST(ChannelsLast, TransposesMoveThroughElementwiseOperators) {
   EXPECT_EQ(expect_same_results(b, {d}),
             (std::vector<std::string>{"Transpose", "QLinearConv", "Clip", "QLinearConv", "aotc.QLinearAdd", "QLinearConv",
                                       "Transpose"}));
+}
+
+// After channels_last, fuse_operators puts a residual QLinearAdd behind the convolution that
+// computes one of its operands (as TFLite's ADD behind CONV_2D): one kernel, one tensor less,
+// the same bytes.
+TEST(ChannelsLast, ResidualAddFusesIntoTheConvolution) {
+  GraphBuilder b;
+  TensorId x = b.input<int8_t>("x", {1, 4, 5, 5}, random_ints<int8_t>(100, -128, 127, 7));
+  TensorId a = qconv(b, x, 4, 4, 3, 1, 90);
+  TensorId c = qconv(b, a, 4, 4, 3, 1, 100);
+  TensorId sum = b.node("aotc.QLinearAdd",
+                        {c, b.constant<float>("cs", {}, {0.04f}), b.constant<int8_t>("cz", {}, {5}), a,
+                         b.constant<float>("as", {}, {0.04f}), b.constant<int8_t>("az", {}, {5}),
+                         b.constant<float>("ys", {}, {0.07f}), b.constant<int8_t>("yz", {}, {-9})});
+  b.graph.outputs = {sum};
+  infer_shapes(b.graph);
+  Memory before = b.execute();
+  channels_last(b.graph);
+  fuse_operators(b.graph);
+  remove_dead_nodes(b.graph);
+  EXPECT_EQ(ops(b.graph), (std::vector<std::string>{"Transpose", "QLinearConv", "QLinearConv", "Transpose"}));
+  ASSERT_EQ(b.graph.nodes[2].body.size(), 1u);
+  EXPECT_EQ(b.graph.nodes[2].body[0].op, "aotc.QLinearAdd");
+  EXPECT_EQ(b.execute().at(sum), before.at(sum));
 }
 
 // A convolution's NCHW result that is a graph output stays computed as such, while the

@@ -32,9 +32,10 @@ weird = b"n\xff\xfe*/\n\x1b[31m??/<&>\xe2\x82"
 weird_too = b"t\x1b]0;title\x07*/\xc0\xaf<>"
 placeholders = {b"P" * len(weird): weird, b"Q" * len(weird_too): weird_too}
 p_name, q_name = (p.decode() for p in placeholders)
-xw = helper.make_tensor_value_info(p_name, TensorProto.FLOAT, [1, 4])
-yw = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 1])
-# Relu -> Transpose keeps the Relu's output (named weird_too) as a planned tensor.
+xw = helper.make_tensor_value_info(p_name, TensorProto.FLOAT, [2, 3])
+yw = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])
+# Relu -> Transpose keeps the Relu's output (named weird_too) as a planned tensor (a
+# transpose of [1, 4] would only be a view of it).
 names = helper.make_graph([helper.make_node("Relu", [p_name], [q_name], name=p_name),
                            helper.make_node("Transpose", [q_name], ["y"], name="transpose", perm=[1, 0])],
                           "names", [xw], [yw])

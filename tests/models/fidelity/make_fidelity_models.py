@@ -189,9 +189,26 @@ def table16_large_scale(name, code, scale):
     m.build(os.path.join(here, name + ".tflite"))
 
 
+HARD_SWISH = 117
+
+
+def hard_swish_far_scales(name, input_scale, output_scale):
+    """int8 HARD_SWISH whose 16-bit rounding shift is beyond 15: an output scale over 512 times
+    the input's, or an input scale below 2^-15 / 85 (the reluish multiplier's shift). TFLite
+    Micro's int16 RoundingDivideByPOT then keeps only the sign (found by the TFLite differential
+    test; aotc refused it)."""
+    m = M()
+    x = m.t("x", I8, [2, 64], inp=True, scale=[input_scale], zp=[3])
+    y = m.t("y", I8, [2, 64], out=True, scale=[output_scale], zp=[-5])
+    m.op(HARD_SWISH, [x], [y])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
 mul16("mul16_relu")
 pool16("pool16_avg_max")
 softmax16("softmax16", 1.0)
 softmax16("softmax16_beta", 0.37)
 table16_large_scale("tanh16_large_scale", TANH, 3.9)
 table16_large_scale("logistic16_large_scale", LOGISTIC, 5.1)
+hard_swish_far_scales("hswish_large_out_scale", 0.05, 31.0)
+hard_swish_far_scales("hswish_tiny_in_scale", 1.5e-7, 2.0e-7)
