@@ -101,8 +101,8 @@ void window_limits(const WindowAxis& a, const NpuFacts& npu) {
 std::vector<ChannelRecord> channel_records(const Graph& g, const Node& node, int64_t channels,
                                            const std::function<std::vector<int8_t>(int64_t)>& taps) {
   TensorId bias = node.input(2);
-  std::vector<QuantizedMultiplier> m =
-      tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], node.outputs[0], channels);
+  std::vector<QuantizedMultiplier> m = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], node.outputs[0],
+                                                                   channels, node.op == "tfl.FULLY_CONNECTED");
   std::vector<ChannelRecord> records;
   for (int64_t oc = 0; oc < channels; ++oc) {
     ChannelRecord r;

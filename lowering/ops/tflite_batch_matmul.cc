@@ -72,9 +72,9 @@ LoweredOp lower_batch_matmul(const LowerContext& ctx) {
   };
   QuantizedMultiplier m;
   if (quantized)
-    m = quantize_multiplier(static_cast<double>(static_cast<float>(tflite::scale_of(g, node.inputs[0]))) *
-                            static_cast<double>(static_cast<float>(tflite::scale_of(g, node.inputs[1]))) /
-                            static_cast<double>(static_cast<float>(tflite::scale_of(g, node.outputs[0]))));
+    m = tflite::per_tensor_product_multiplier(static_cast<float>(tflite::scale_of(g, node.inputs[0])),
+                                              static_cast<float>(tflite::scale_of(g, node.inputs[1])),
+                                              static_cast<float>(tflite::scale_of(g, node.outputs[0])));
   int32_t out_zp = quantized ? tflite::zero_point_of(g, node.outputs[0]) : 0;
   ir::Stmt body = for_each_product_element(s, [&](const std::vector<Expr>& out_index, const std::vector<Expr>& batch,
                                                   const Expr& row, const Expr& col) {

@@ -68,8 +68,16 @@ QuantizedRange output_range(const Graph& g, const Node& node, TensorId output) {
 
 ir::Expr clamp(ir::Expr x, const QuantizedRange& range) { return ir::max(ir::min(x, range.max), range.min); }
 
+QuantizedMultiplier per_tensor_product_multiplier(float input_scale, float filter_scale, float output_scale) {
+  float product = input_scale * filter_scale;
+  return quantize_multiplier(static_cast<double>(product) / static_cast<double>(output_scale));
+}
+
 std::vector<QuantizedMultiplier> channel_multipliers(const Graph& g, TensorId input, TensorId filter, TensorId output,
-                                                     int64_t channels) {
+                                                     int64_t channels, bool fully_connected) {
+  if (fully_connected && !is_per_channel(g, filter))
+    return {per_tensor_product_multiplier(static_cast<float>(scale_of(g, input)), static_cast<float>(scale_of(g, filter)),
+                                          static_cast<float>(scale_of(g, output)))};
   std::vector<QuantizedMultiplier> out;
   int64_t n = is_per_channel(g, filter) ? channels : 1;
   for (int64_t c = 0; c < n; ++c) {

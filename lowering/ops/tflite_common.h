@@ -49,9 +49,19 @@ ir::Expr clamp(ir::Expr x, const QuantizedRange& range);
 
 // Per-output-channel requantization for a convolution-like kernel: for each channel c,
 // input_scale * filter_scale[c] / output_scale as (multiplier, shift); one entry when the
-// filter is quantized per tensor.
+// filter is quantized per tensor. The product and quotient in double of the float scales
+// (PopulateConvolutionQuantizationParams), except for a FULLY_CONNECTED (`fully_connected`)
+// with a per-tensor filter: TFLite Micro's GetQuantizedConvolutionMultipler multiplies the
+// two scales in float first (per_tensor_product_multiplier, which BATCH_MATMUL and the
+// LSTM's gate products take too).
 std::vector<QuantizedMultiplier> channel_multipliers(const Graph& g, TensorId input, TensorId filter, TensorId output,
-                                                     int64_t channels);
+                                                     int64_t channels, bool fully_connected = false);
+
+// TFLite's GetQuantizedConvolutionMultipler: QuantizeMultiplier(double(input_scale *
+// filter_scale) / output_scale), the product rounded to float. It can differ from the
+// double product in the multiplier's last bits, which moves a 16-bit output by one where
+// it lies within a few thousandths of a half.
+QuantizedMultiplier per_tensor_product_multiplier(float input_scale, float filter_scale, float output_scale);
 
 // ADD and SUB scale each zero-point-corrected int8 input by 2^20 before rescaling, so that
 // the rescaled inputs keep 20 bits of precision below the output's unit; int16 inputs by

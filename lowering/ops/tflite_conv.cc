@@ -129,7 +129,8 @@ class TfliteQuantizedArithmetic : public ConvArithmetic {
     std::vector<double> multipliers, shifts, right_shifts, offsets, offset_shifts;
     right_shift_only_ = accumulator_ == DataType::Int(32);
     saturating_s8_ = right_shift_only_ && g.tensor(output).dtype == DataType::Int(8);
-    for (const QuantizedMultiplier& q : tflite::channel_multipliers(g, input, filter, output, channels)) {
+    bool fully_connected = node.op == "tfl.FULLY_CONNECTED";
+    for (const QuantizedMultiplier& q : tflite::channel_multipliers(g, input, filter, output, channels, fully_connected)) {
       multipliers.push_back(q.multiplier);
       shifts.push_back(q.shift);
       right_shifts.push_back(-q.shift);
@@ -230,7 +231,8 @@ bool int8_constant_symmetric(const LowerContext& ctx) {
 // TFLite's requantization of a kernel with input 0 and filter 1 into `output`, per channel.
 ChannelRequantization channel_requantization(const Graph& g, const Node& node, TensorId output, int64_t channels) {
   ChannelRequantization q;
-  q.channels = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], output, channels);
+  q.channels = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], output, channels,
+                                           node.op == "tfl.FULLY_CONNECTED");
   if (q.channels.size() == 1) q.channels.resize(static_cast<size_t>(channels), q.channels[0]);
   q.output_zero_point = tflite::zero_point_of(g, output);
   q.range = tflite::output_range(g, node, output);

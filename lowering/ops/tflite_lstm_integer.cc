@@ -47,9 +47,18 @@ const QuantizedRange kInt16Range{-32768, 32767};
 const float kGateInputScale = 1.0f / 4096, kGateOutputScale = 1.0f / 32768;
 
 // QuantizeMultiplier(a * b / c), with the products and the quotient in double of the float
-// scales, as CreateGateParams and CreateInterGateMulParams compute them.
+// scales, as CreateInterGateMulParams computes them.
 QuantizedMultiplier effective_scale(float a, float b, float c) {
   return quantize_multiplier(static_cast<double>(a) * static_cast<double>(b) / static_cast<double>(c));
+}
+
+// A gate's input or recurrent product as CreateGateParams computes it: a fully connected
+// layer into the gate's Q3.12 input (CalculateOpDataFullyConnected), whose per-tensor
+// weights' scale multiplies the input's in float first (GetQuantizedConvolutionMultipler).
+QuantizedMultiplier gate_scale(const Graph& g, TensorId input, TensorId weights) {
+  if (g.tensor(weights).quant.scale.size() == 1)
+    return tflite::per_tensor_product_multiplier(float_scale(g, input), float_scale(g, weights), kGateInputScale);
+  return effective_scale(float_scale(g, input), float_scale(g, weights), kGateInputScale);
 }
 
 // Everything the kernel needs from the tensors' quantization and the node's options.
@@ -72,9 +81,8 @@ IntegerLstmParams integer_lstm_params(const Graph& g, const Node& node) {
   q.input_zero_point = tflite::zero_point_of(g, x);
   q.hidden_zero_point = tflite::zero_point_of(g, h);
   for (int gate = 0; gate < 4; ++gate) {
-    q.input_to_gate[gate] = effective_scale(float_scale(g, x), float_scale(g, node.inputs[kInputWeights + gate]), kGateInputScale);
-    q.recurrent_to_gate[gate] =
-        effective_scale(float_scale(g, h), float_scale(g, node.inputs[kRecurrentWeights + gate]), kGateInputScale);
+    q.input_to_gate[gate] = gate_scale(g, x, node.inputs[kInputWeights + gate]);
+    q.recurrent_to_gate[gate] = gate_scale(g, h, node.inputs[kRecurrentWeights + gate]);
   }
   float cell_scale = float_scale(g, c);
   q.forget_times_cell = effective_scale(kGateOutputScale, cell_scale, cell_scale);

@@ -22,7 +22,7 @@ INSTANTIATE_TEST_SUITE_P(Models, FidelityModel,
                                            "folded_bn_mul_add_relu", "pad_mul_requant", "conv16_no_bias",
                                            "fc16_no_bias", "fc16_no_bias_acc32", "mul16_relu", "pool16_avg_max", "softmax16",
                                            "softmax16_beta", "tanh16_large_scale", "logistic16_large_scale",
-                                           "hswish_large_out_scale", "hswish_tiny_in_scale"),
+                                           "hswish_large_out_scale", "hswish_tiny_in_scale", "fc16_per_tensor"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

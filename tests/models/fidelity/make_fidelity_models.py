@@ -210,5 +210,22 @@ softmax16("softmax16", 1.0)
 softmax16("softmax16_beta", 0.37)
 table16_large_scale("tanh16_large_scale", TANH, 3.9)
 table16_large_scale("logistic16_large_scale", LOGISTIC, 5.1)
+
+
+def fc16_per_tensor(name):
+    """A 16x8 FULLY_CONNECTED with per-tensor weights, a fused RELU6 and an int32 accumulator,
+    with the scales of the TFLite differential test's seed 1058923: TFLite Micro multiplies the
+    input and weight scales in float before dividing by the output's in double
+    (GetQuantizedConvolutionMultipler), a multiplier 349 units below the double product's,
+    which moves 16-bit outputs within a few thousandths of a half by one."""
+    m = M()
+    x = m.t("x", I16, [1062, 4], inp=True, scale=[5.5723274e-05], zp=[0])
+    w = m.t("w", I8, [14, 4], data=rng.integers(-127, 128, size=[14, 4]).astype(np.int8).tobytes(), scale=[0.01021496], zp=[0])
+    y = m.t("y", I16, [1062, 14], out=True, scale=[5.1995496e-05], zp=[0])
+    m.op(FULLY_CONNECTED, [x, w, -1], [y], FULLY_CONNECTED_OPTIONS, [(0, 'b', RELU6), (2, 'b', 0), (4, 'i', I32)])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
 hard_swish_far_scales("hswish_large_out_scale", 0.05, 31.0)
 hard_swish_far_scales("hswish_tiny_in_scale", 1.5e-7, 2.0e-7)
+fc16_per_tensor("fc16_per_tensor")
