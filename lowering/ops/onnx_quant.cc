@@ -318,15 +318,20 @@ class Requantizer {
  public:
   Requantizer(const std::vector<float>& factors, ChannelConstants* constants) : constants_(constants) {
     std::vector<double> multipliers, shifts, rounding_high, rounding_low;
-    std::vector<std::optional<HighWordRequantization>> high;
-    for (float f : factors) high.push_back(high_word_requantization(exact_multiplier(f)));
-    high_word_ = std::all_of(high.begin(), high.end(), [](const auto& h) { return h.has_value(); });
+    for (float f : factors) {
+      std::optional<HighWordRequantization> h = high_word_requantization(exact_multiplier(f));
+      if (!h) {
+        high_.clear();
+        break;
+      }
+      high_.push_back(*h);
+    }
     for (size_t i = 0; i < factors.size(); ++i) {
-      if (high_word_) {
-        multipliers.push_back(high[i]->multiplier);
-        rounding_high.push_back(high[i]->rounding_high);
-        rounding_low.push_back(high[i]->rounding_low);
-        shifts.push_back(high[i]->high_shift);
+      if (!high_.empty()) {
+        multipliers.push_back(high_[i].multiplier);
+        rounding_high.push_back(high_[i].rounding_high);
+        rounding_low.push_back(high_[i].rounding_low);
+        shifts.push_back(high_[i].high_shift);
       } else {
         ExactMultiplier m = exact_multiplier(factors[i]);
         multipliers.push_back(m.multiplier);
@@ -335,22 +340,37 @@ class Requantizer {
     }
     multiplier_ = constants->add("multiplier", DataType::Int(32), multipliers);
     shift_ = constants->add("shift", DataType::Int(32), shifts);
-    if (high_word_) {
+    if (!high_.empty()) {
       rounding_high_ = constants->add("rounding_high", DataType::Int(32), rounding_high);
       rounding_low_ = constants->add("rounding_low", DataType::Int(32), rounding_low);
     }
   }
 
+  // Whether every factor has the short form.
+  bool high_word() const { return !high_.empty(); }
+  // The short form's constants of channel `channel`, in aotc_onnx_requantize_high's argument
+  // order (multiplier, rounding_high, rounding_low, high_shift); valid when high_word().
+  std::vector<int32_t> high_word_constants(int64_t channel) const {
+    const HighWordRequantization& h = high_[high_.size() == 1 ? 0 : static_cast<size_t>(channel)];
+    return {h.multiplier, h.rounding_high, h.rounding_low, h.high_shift};
+  }
+  // The same as expressions read from the constant tables.
+  std::vector<Expr> high_word_operands(const Expr& channel) const {
+    return {constants_->at(multiplier_, channel), constants_->at(rounding_high_, channel),
+            constants_->at(rounding_low_, channel), constants_->at(shift_, channel)};
+  }
+
   Expr apply(const Expr& acc, const Expr& channel) const {
-    if (high_word_)
-      return ir::onnx_requantize_high(acc, constants_->at(multiplier_, channel), constants_->at(rounding_high_, channel),
-                                      constants_->at(rounding_low_, channel), constants_->at(shift_, channel));
+    if (high_word()) {
+      std::vector<Expr> c = high_word_operands(channel);
+      return ir::onnx_requantize_high(acc, c[0], c[1], c[2], c[3]);
+    }
     return ir::onnx_requantize(acc, constants_->at(multiplier_, channel), constants_->at(shift_, channel));
   }
 
  private:
   const ChannelConstants* constants_;
-  bool high_word_ = false;
+  std::vector<HighWordRequantization> high_;  // one per factor, or none (the general form)
   ChannelConstants::Handle multiplier_ = 0, shift_ = 0, rounding_high_ = 0, rounding_low_ = 0;
 };
 
@@ -437,21 +457,10 @@ void infer_qlinear_conv(Graph& g, Node& node) {
 // layer (x = a, w = b, whose columns are the output units).
 class QLinearArithmetic : public ConvArithmetic {
  public:
-  QLinearArithmetic(const Node& node, const QConvParams& p) : p_(p), output_(node, p.y) {
+  QLinearArithmetic(const Node& node, const QConvParams& p)
+      : p_(p), output_(node, p.y), requantize_(product_factors(p.x, p.w, p.y), &constants_) {
     x_zero_point_ = constants_.add("x_zero_point", DataType::Int(32), as_doubles(p.x.zero_points));
     w_zero_point_ = constants_.add("w_zero_point", DataType::Int(32), as_doubles(p.w.zero_points));
-    std::vector<float> factors = product_factors(p.x, p.w, p.y);
-    if (p.y.type == DataType::Int(8)) int8_constants_ = int8_requantization(factors);
-    if (int8_constants_.empty()) {
-      requantize_.emplace(factors, &constants_);
-      return;
-    }
-    const char* names[] = {"multiplier", "rounding_high", "rounding_low", "shift"};
-    for (size_t k = 0; k < 4; ++k) {
-      std::vector<double> values;
-      for (const std::vector<int32_t>& c : int8_constants_) values.push_back(c[k]);
-      int8_tables_[k] = constants_.add(names[k], DataType::Int(32), values);
-    }
   }
 
   DataType accumulator() const override { return DataType::Int(32); }
@@ -460,16 +469,13 @@ class QLinearArithmetic : public ConvArithmetic {
     return centered(w, p_.w, constants_, w_zero_point_, oc);
   }
   Expr output(const Expr& sum, const Expr& oc) const override {
-    if (requantize_) return output_.apply(requantize_->apply(sum, oc));
-    std::vector<Expr> constants;
-    for (ChannelConstants::Handle h : int8_tables_) constants.push_back(constants_.at(h, oc));
-    return output_from(sum, constants);
+    if (int8_form()) return output_from(sum, requantize_.high_word_operands(oc));
+    return output_.apply(requantize_.apply(sum, oc));
   }
   // aotc_onnx_requantize_s8's constants but the zero point, where it applies (int8 outputs
   // of factors below 1/4).
   std::vector<int32_t> channel_constants(int64_t oc) const override {
-    if (int8_constants_.empty()) return {};
-    return int8_constants_[int8_constants_.size() == 1 ? 0 : static_cast<size_t>(oc)];
+    return int8_form() ? requantize_.high_word_constants(oc) : std::vector<int32_t>{};
   }
   Expr output_from(const Expr& sum, const std::vector<Expr>& c) const override {
     return output_.apply_to_saturated(
@@ -482,24 +488,13 @@ class QLinearArithmetic : public ConvArithmetic {
   }
 
  private:
-  // Per factor (one, or one per channel): the multiplier, rounding words and shift of
-  // aotc_onnx_requantize_s8; empty unless every factor has that form.
-  static std::vector<std::vector<int32_t>> int8_requantization(const std::vector<float>& factors) {
-    std::vector<std::vector<int32_t>> all;
-    for (float f : factors) {
-      std::optional<HighWordRequantization> h = high_word_requantization(exact_multiplier(f));
-      if (!h) return {};
-      all.push_back({h->multiplier, h->rounding_high, h->rounding_low, h->high_shift});
-    }
-    return all;
-  }
+  // The requantization and int8 saturation in one runtime call (aotc_onnx_requantize_s8).
+  bool int8_form() const { return p_.y.type == DataType::Int(8) && requantize_.high_word(); }
 
   QConvParams p_;
   ChannelConstants constants_;
   OutputStage output_;
-  std::optional<Requantizer> requantize_;  // when the int8 form does not apply
-  std::vector<std::vector<int32_t>> int8_constants_;
-  ChannelConstants::Handle int8_tables_[4] = {0, 0, 0, 0};
+  Requantizer requantize_;
   ChannelConstants::Handle x_zero_point_ = 0, w_zero_point_ = 0;
 };
 
