@@ -136,6 +136,23 @@ def folded_outputs_read_later():
 
 
 # name: (model maker, options for `aotc run`)
+def layer_norm_large_group():
+    """Seed 1044488: a LayerNormalization over 3,332 elements (axis -3 of [1, 28, 7, 17]) whose
+    values lie near 130 with a spread of a few hundredths: aotc's mean and variance, plain
+    float32 sums, erred by thousands of units in the last place, and the outputs (the
+    deviations from the mean over a standard deviation of 0.05) by up to 3e-3 from ONNX
+    Runtime. Groups of 64 elements or more now sum with Kahan's compensation
+    (lowering/ops/normalization.cc). Here: 2,400 elements per group, two groups."""
+    rng = np.random.default_rng(1044488)
+    x = (130 + rng.standard_normal([2, 12, 200]) * 0.05).astype(np.float32)
+    scale = numpy_helper.from_array(rng.standard_normal([200]).astype(np.float32), "scale")
+    bias = numpy_helper.from_array((rng.standard_normal([200]) * 0.01).astype(np.float32), "bias")
+    graph = helper.make_graph(
+        [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"], axis=1, name="layer_norm")],
+        "layer_norm_large_group", [f32("x", [2, 12, 200])], [f32("y", [2, 12, 200])], [scale, bias])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), [x]
+
+
 FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
             "constant_also_output": (constant_also_output, ""),
             "two_outputs_view_one_tensor": (two_outputs_view_one_tensor, ""),
@@ -143,7 +160,8 @@ FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
             "where_of_where_condition": (where_of_where_condition, ""),
             "if_output_two_views": (if_output_two_views, ""),
             "if_output_two_views_io_in_arena": (if_output_two_views, "--io-in-arena"),
-            "folded_outputs_read_later": (folded_outputs_read_later, "")}
+            "folded_outputs_read_later": (folded_outputs_read_later, ""),
+            "layer_norm_large_group": (layer_norm_large_group, "")}
 
 
 def main():
