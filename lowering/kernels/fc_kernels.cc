@@ -32,8 +32,10 @@ ir::Stmt generic_fc(KernelBuilder& kb, const FcProblem& p, FcViews& views) {
           return ir::for_loop(d, 0, ir::make_int(f.depth), acc.set(acc.value() + term));
         };
         auto write = [&](const Expr& total) {
-          Expr biased = folded ? total + folded_bias.at(folded_handle, o[1]) : (bias ? total + ir::load(bias, {o[1]}) : total);
-          return ir::store(views.output, o, a.output(biased, o[1]));
+          Expr biased = folded ? total + folded_bias.at(folded_handle, o[1])
+                        : a.accumulator().is_float() ? p.float_biased(total, bias, o[1])
+                        : (bias ? total + p.bias_at(bias, o[1]) : total);
+          return ir::store(views.output, o, kb.epilogue(a.output(biased, o[1]), p.output_index(o[0], o[1])));
         };
         return accumulate(ir::make_zero(a.accumulator()), sum, write);
       });
@@ -44,6 +46,33 @@ ir::Stmt generic_fc(KernelBuilder& kb, const FcProblem& p, FcViews& views) {
 AOTC_REGISTER_KERNEL(FcKernels, ({"portable.fc", 0, [](const FcProblem&, const TargetFacts&) { return true; }, generic_fc}));
 
 }  // namespace
+
+ir::Expr FcProblem::bias_at(const ir::Buffer& bias, const ir::Expr& unit) const {
+  std::vector<Expr> index(bias->shape.size(), ir::make_int(0));
+  if (!bias_scalar) index.back() = unit;
+  return ir::load(bias, index);
+}
+
+ir::Expr FcProblem::float_biased(const ir::Expr& sum, const ir::Buffer& bias, const ir::Expr& unit) const {
+  Expr result = sum_scale == 1.0 ? sum : ir::make_float(sum_scale, sum.dtype()) * sum;
+  if (!bias) return result;
+  Expr b = bias_at(bias, unit);
+  return result + (bias_scale == 1.0 ? b : ir::make_float(bias_scale, b.dtype()) * b);
+}
+
+std::vector<ir::Expr> FcProblem::output_index(const ir::Expr& row, const ir::Expr& unit) const {
+  if (output_shape.empty()) return {row, unit};
+  // The leading dimensions, last fastest, from the row.
+  std::vector<Expr> index(output_shape.size(), ir::make_int(0));
+  index.back() = unit;
+  Expr rest = row;
+  for (size_t d = output_shape.size() - 1; d-- > 0;) {
+    bool first = d == 0;
+    index[d] = first ? rest : rest % ir::make_int(output_shape[d]);
+    if (!first) rest = rest / ir::make_int(output_shape[d]);
+  }
+  return index;
+}
 
 LoweredOp build_fc_kernel(KernelBuilder& kb, const FcProblem& problem) {
   const FcKernels::Entry& kernel = FcKernels::select(problem, kb.target());

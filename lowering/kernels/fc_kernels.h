@@ -38,10 +38,30 @@ struct FcProblem {
   // The filter is stored [depth, units] (a MatMul's right operand) rather than [units, depth].
   bool filter_depth_major = false;
 
+  // The bias is a constant tensor (kernels may pack it).
+  bool bias_constant = false;
+  // The leading clamp of the node's fused epilogue (float kernels that clamp in registers).
+  FusedClamp clamp;
+  // Float kernels compute sum_scale * sum + bias_scale * bias (a Gemm's alpha and beta).
+  double sum_scale = 1.0, bias_scale = 1.0;
+  // The bias is one value for every unit (a Gemm's C of one element) rather than one per unit.
+  bool bias_scalar = false;
+  // The output's own shape when it is not [batches, units] (a MatMul's [..., M, N], a
+  // product with a vector's [N]); empty otherwise. The kernels give the node's fused
+  // epilogue the output's own index (output_index).
+  std::vector<int64_t> output_shape;
+
   // The filter's index of (unit, d) in its storage order.
   int64_t filter_index(int64_t unit, int64_t d) const {
     return filter_depth_major ? d * geometry.units + unit : unit * geometry.depth + d;
   }
+  // The bias of `unit`, loaded from its parameter (whatever the bias tensor's rank: [N],
+  // [1, N], a scalar).
+  ir::Expr bias_at(const ir::Buffer& bias, const ir::Expr& unit) const;
+  // A float sum with its bias (null: none), scaled by sum_scale and bias_scale.
+  ir::Expr float_biased(const ir::Expr& sum, const ir::Buffer& bias, const ir::Expr& unit) const;
+  // The output's own index of element (row, unit) of the 2-D view.
+  std::vector<ir::Expr> output_index(const ir::Expr& row, const ir::Expr& unit) const;
 };
 
 // The kernel's 2-D views of the input and output; build_fc_kernel binds them to the tensors.

@@ -2,17 +2,17 @@
 // broadcast to [M, N]) and MatMul (numpy matmul: 1-D operands and broadcast batch
 // dimensions, matmul.h).
 //
-// Both lower to one dot-product reduction per output element, accumulated in a local
+// A float32 product with a constant matrix B is a fully connected layer: a Gemm with A
+// not transposed and a C of one value per output column, of one value, or none (alpha and
+// beta become the problem's sum and bias scales); a MatMul whose B is 2-D (A's rows, its leading dimensions, are the
+// layer's batches). It is described as an FcProblem and takes the kernel strategy's choice
+// (lowering/kernels/fc_kernels.h): FPU register blocks over B packed at compile time on a
+// microcontroller with an FPU, a packed SIMD kernel on a host, else the generic loop.
+//
+// The others lower to one dot-product reduction per output element, accumulated in a local
 // scalar; the fused epilogue (bias add, activation) is applied to the finished value
 // before the only store. The operand indexing is what differs, and it is all in the
-// index functions below. On hosts with wide SIMD, a Gemm of one row by constant weights
-// (a classifier) takes the packed kernel of conv_host_f32.h.
-//
-// On a core with an FPU (the target's `fpu` feature), a float32 product with a constant B
-// (2-D) and rows of A in memory order takes four columns at a time instead: B packed at
-// compile time four columns side by side, [k][4], and runtime-c/aotc_dot_f32.h's
-// aotc_dot_f32_1x4 sums a row of A against them in FPU registers (each loaded element of A
-// serves four products), each sum from zero in k order, as the plain loop adds them.
+// index functions below.
 //
 // Types: Gemm float32 and float64; MatMul also int32, int64, uint32 and uint64. Integer
 // products wrap like numpy's: they are summed in uint64 (unsigned arithmetic wraps in C,
@@ -20,10 +20,10 @@
 #include "lowering/ops/matmul.h"
 
 #include <algorithm>
-#include <cstring>
+#include <optional>
 
 #include "lowering/ir/runtime_calls.h"
-#include "lowering/kernels/host_simd/conv_host_f32.h"
+#include "lowering/kernels/fc_kernels.h"
 #include "lowering/ops/fused_clamp.h"
 #include "lowering/ops/kernel_builder.h"
 #include "aot/graph/op_registry.h"
@@ -49,52 +49,38 @@ ir::Stmt dot_product(KernelBuilder& kb, const ir::Buffer& y, const std::vector<E
   });
 }
 
-// Whether the float32 column blocks apply: an `fpu` target, float32 operands and a
-// constant 2-D B.
-bool column_blocks_apply(KernelBuilder& kb, const Tensor& a, const Tensor& b) {
-  return kb.target().has("fpu") && a.dtype == DataType::Float32() && b.dtype == DataType::Float32() && b.is_constant() &&
-         b.shape.size() == 2;
+// The fully connected layer of a float32 product whose B is a constant matrix [k, n] (or
+// [n, k] when trans_b), A's rows its batches; `bias` a C of n values or of one, or none.
+std::optional<FcProblem> float_fully_connected(const Graph& g, const Node& node, int64_t k, int64_t n, bool trans_b,
+                                               TensorId bias) {
+  const Tensor& a = g.tensor(node.inputs[0]);
+  const Tensor& b = g.tensor(node.inputs[1]);
+  const Tensor& y = g.tensor(node.outputs[0]);
+  if (a.dtype != DataType::Float32() || b.dtype != DataType::Float32() || !b.is_constant() || b.shape.size() != 2)
+    return std::nullopt;
+  FcProblem p;
+  p.geometry = {y.num_elements() / n, k, n};
+  p.input = node.inputs[0];
+  p.filter = node.inputs[1];
+  p.output = node.outputs[0];
+  p.filter_depth_major = !trans_b;
+  p.float32_constant_filter = true;
+  if (bias != kNoTensor) {
+    const Tensor& c = g.tensor(bias);
+    p.bias = bias;
+    p.bias_scalar = c.num_elements() == 1;
+    p.bias_constant = c.is_constant();
+  }
+  if (y.shape.size() != 2) p.output_shape = y.shape;
+  p.clamp = leading_clamp(g, node);
+  p.planned_input = std::find(g.inputs.begin(), g.inputs.end(), p.input) == g.inputs.end();
+  return p;
 }
 
-// For each row of A (the loop nest `rows`; `a_row` its first element's address) and each
-// block of four columns of the constant B ([k, n], or [n, k] if trans_b), the four sums
-// of aotc_dot_f32_1x4 over B packed [k][4] per block (zero past the last column); `store`
-// writes one finished sum (row, column n).
-ir::Stmt column_blocks(const Tensor& b, int64_t k, int64_t n, bool trans_b, const std::vector<int64_t>& rows,
-                       const std::function<Expr(const std::vector<Expr>&)>& a_row,
-                       const std::function<ir::Stmt(const std::vector<Expr>&, const Expr&, const Expr&)>& store) {
-  constexpr int64_t kColumns = 4;
-  int64_t blocks = (n + kColumns - 1) / kColumns;
-  std::vector<float> packed;
-  for (int64_t blk = 0; blk < blocks; ++blk)
-    for (int64_t d = 0; d < k; ++d)
-      for (int64_t j = 0; j < kColumns; ++j) {
-        int64_t col = blk * kColumns + j;
-        packed.push_back(col < n ? static_cast<float>(b.element_as_double(trans_b ? col * k + d : d * n + col)) : 0.0f);
-      }
-  std::vector<uint8_t> bytes(packed.size() * sizeof(float));
-  std::memcpy(bytes.data(), packed.data(), bytes.size());
-  // rows, then the column blocks; built whole, as gcc 12 warns falsely (-Warray-bounds)
-  // on a copy of `rows` followed by push_back
-  std::vector<int64_t> shape(rows.size() + 1, blocks);
-  std::copy(rows.begin(), rows.end(), shape.begin());
-  return ir::allocate_const("packed_b", DataType::Float32(), {blocks * k * kColumns}, std::move(bytes), [&](const ir::Buffer& w) {
-    return ir::loop_nest(shape, {}, [&](const std::vector<Expr>& index) {
-      std::vector<Expr> row(index.begin(), index.end() - 1);
-      Expr blk = index.back();
-      ir::Buffer acc = ir::make_buffer("acc", DataType::Float32(), {kColumns}, "local");
-      std::vector<ir::Stmt> body;
-      for (int64_t j = 0; j < kColumns; ++j) body.push_back(ir::store(acc, {j}, ir::make_float(0.0)));
-      body.push_back(ir::evaluate(ir::dot_f32_1x4(a_row(row), ir::address_of(w, {blk * (k * kColumns)}), ir::make_int(k),
-                                                  ir::address_of(acc, {0}))));
-      for (int64_t j = 0; j < kColumns; ++j) {
-        Expr col = blk * kColumns + j;
-        ir::Stmt one = store(row, col, ir::load(acc, {j}));
-        body.push_back(n % kColumns != 0 && j >= n % kColumns ? ir::if_then_else(col < ir::make_int(n), one) : one);
-      }
-      return ir::allocate(acc, ir::seq(body));
-    });
-  });
+LoweredOp build_float_fully_connected(KernelBuilder& kb, FcProblem p) {
+  FloatConvArithmetic arithmetic;
+  p.arithmetic = &arithmetic;
+  return build_fc_kernel(kb, p);
 }
 
 // Requires inputs 0 and 1 (and `more`) to have one type among `types`; returns it.
@@ -176,32 +162,23 @@ void infer_gemm(Graph& g, Node& node) {
 
 LoweredOp lower_gemm(const Graph& g, const Node& node, KernelBuilder& kb) {
   GemmShape s = gemm_shape(g, node);
-  // Hosts with wide SIMD: a fully connected layer over packed weights (conv_host_f32.h).
-  if (host_f32_gemm_applies(g, node, kb)) {
-    ir::Buffer a = kb.input(0, "A");
-    ir::Buffer y = kb.output(0, "Y");
-    return kb.finish(lower_host_f32_gemm(g, node, kb, a, y, leading_clamp(g, node)));
+  double alpha = node.attr_float("alpha", 1.0), beta = node.attr_float("beta", 1.0);
+  TensorId c_id = node.input(2);
+  // C of one value, or of one value per column ([N] or [1, N]; not an [M, 1] column).
+  auto per_column = [&](const Tensor& c) {
+    return c.num_elements() == 1 || (c.num_elements() == s.n && c.shape.back() == s.n);
+  };
+  if (!s.trans_a && (c_id == kNoTensor || per_column(g.tensor(c_id)))) {
+    if (auto fc = float_fully_connected(g, node, s.k, s.n, s.trans_b, c_id)) {
+      fc->sum_scale = alpha;
+      fc->bias_scale = beta;
+      return build_float_fully_connected(kb, *fc);
+    }
   }
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");
   ir::Buffer c = node.input(2) != kNoTensor ? kb.input(2, "C") : nullptr;
   ir::Buffer y = kb.output(0, "Y");
-  double alpha = node.attr_float("alpha", 1.0), beta = node.attr_float("beta", 1.0);
-  auto finish_at = [&](const std::vector<Expr>& out_index, const Expr& sum) {
-    Expr result = alpha == 1.0 ? sum : ir::make_float(alpha, sum.dtype()) * sum;
-    if (!c) return result;
-    Expr bias = broadcast_load(c, out_index);
-    return result + (beta == 1.0 ? bias : ir::make_float(beta, bias.dtype()) * bias);
-  };
-  if (!s.trans_a && column_blocks_apply(kb, g.tensor(node.inputs[0]), g.tensor(node.inputs[1]))) {
-    ir::Stmt body = column_blocks(
-        g.tensor(node.inputs[1]), s.k, s.n, s.trans_b, {s.m}, [&](const std::vector<Expr>& row) { return ir::address_of(a, {row[0], 0}); },
-        [&](const std::vector<Expr>& row, const Expr& col, const Expr& sum) {
-          std::vector<Expr> out_index = {row[0], col};
-          return ir::store(y, out_index, kb.epilogue(finish_at(out_index, sum), out_index));
-        });
-    return kb.finish(body);
-  }
 
   ir::Stmt body = ir::loop_nest({s.m, s.n}, {"m", "n"}, [&](const std::vector<Expr>& out_index) {
     Expr m = out_index[0], n = out_index[1];
@@ -235,27 +212,12 @@ void infer_matmul(Graph& g, Node& node) {
 
 LoweredOp lower_matmul(const Graph& g, const Node& node, KernelBuilder& kb) {
   MatMulShape s = typed_matmul_shape(g, node);
+  if (!s.b_is_vector) {
+    if (auto fc = float_fully_connected(g, node, s.k, s.n, false, kNoTensor)) return build_float_fully_connected(kb, *fc);
+  }
   ir::Buffer a = kb.input(0, "A");
   ir::Buffer b = kb.input(1, "B");
   ir::Buffer y = kb.output(0, "Y");
-  // A's rows (its leading dimensions, the output's but the last) against a constant 2-D B.
-  if (column_blocks_apply(kb, g.tensor(node.inputs[0]), g.tensor(node.inputs[1]))) {
-    std::vector<int64_t> rows(s.output.begin(), s.output.end() - 1);
-    ir::Stmt body = column_blocks(
-        g.tensor(node.inputs[1]), s.k, s.n, false, rows,
-        [&](const std::vector<Expr>& row) {
-          std::vector<Expr> at = row;
-          at.push_back(0);
-          return ir::address_of(a, at);
-        },
-        [&](const std::vector<Expr>& row, const Expr& col, const Expr& sum) {
-          std::vector<Expr> out_index = row;
-          out_index.push_back(col);
-          return ir::store(y, out_index, kb.epilogue(sum, out_index));
-        });
-    return kb.finish(body);
-  }
-
   ir::Stmt body = for_each_product_element(s, [&](const std::vector<Expr>& out_index, const std::vector<Expr>& batch,
                                                   const Expr& m, const Expr& n) {
     auto a_at = [&](const Expr& k) { return ir::load(a, matmul_operand_index(a, s.a_is_vector, batch, m, k, k)); };

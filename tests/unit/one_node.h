@@ -269,6 +269,16 @@ class OneNode {
     epilogue_ops_.push_back(step);
     return *this;
   }
+  // Fuses `op` behind the node with the output as its first input and a float32 constant
+  // of `shape` after it (an Add of a bias or of a whole tensor).
+  OneNode& epilogue(const std::string& op, const Shape& shape, const std::vector<float>& values) {
+    Node step;
+    step.op = op;
+    step.inputs.push_back(graph_.add_constant("epilogue" + std::to_string(graph_.tensors.size()), DataType::Float32(),
+                                              shape, to_bytes(values)));
+    epilogue_ops_.push_back(step);
+    return *this;
+  }
   // An output with the type, shape and quantization the model declares (TFLite declares
   // every tensor; its shape functions check what they infer against it).
   OneNode& output(DataType dtype, const Shape& declared_shape, Quant quant = {}) {

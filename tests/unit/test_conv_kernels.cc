@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -131,7 +132,7 @@ const std::vector<TargetFacts>& kernel_targets() {
 }
 
 // Lowers each of `count` random problems for `baseline` (a target on which the portable
-// kernel `portable` is chosen) and for every feature set of kernel_targets(), and requires
+// kernel `portable` is chosen; `float_baseline` for float32 problems, when given) and for every feature set of kernel_targets(), and requires
 // every result to be the portable kernel's: the same bytes, or for a problem case whose
 // `exact` is false (float kernels that sum in another order) within 1e-5 relative. Returns
 // how often each kernel was chosen.
@@ -139,13 +140,14 @@ template <typename ProblemCase>
 std::map<std::string, int> expect_every_kernel_agrees(int count, uint32_t rng_seed,
                                                       ProblemCase (*random)(std::mt19937&, uint32_t),
                                                       OneNode (*make)(const ProblemCase&, const TargetFacts&),
-                                                      const TargetFacts& baseline, const std::string& portable) {
+                                                      const TargetFacts& baseline, const std::string& portable,
+                                                      const std::optional<TargetFacts>& float_baseline = std::nullopt) {
   std::map<std::string, int> chosen;
   std::mt19937 rng(rng_seed);
   for (uint32_t seed = 1; seed <= static_cast<uint32_t>(count); ++seed) {
     ProblemCase p = random(rng, seed * 10);
     SCOPED_TRACE(p.text());
-    OneNode generic = make(p, baseline);
+    OneNode generic = make(p, p.float32 && float_baseline ? *float_baseline : baseline);
     EXPECT_EQ(chosen_kernel(generic), portable);
     std::vector<uint8_t> want = run_bytes(generic, p);
     for (const TargetFacts& target : kernel_targets()) {
@@ -326,6 +328,7 @@ FcProblemCase random_fc(std::mt19937& rng, uint32_t seed) {
   FcProblemCase p;
   p.seed = seed;
   p.float32 = pick(0, 3) == 0;
+  p.exact = !p.float32;  // the host's packed float32 row sums in another order
   p.constant_weights = pick(0, 5) != 0;
   p.bias = pick(0, 4) != 0;
   p.per_unit = !p.float32 && pick(0, 1) == 1;
@@ -383,14 +386,85 @@ OneNode qlinear_matmul_node(const FcProblemCase& p, const TargetFacts& target) {
 FcProblemCase random_qlinear_fc(std::mt19937& rng, uint32_t seed) {
   FcProblemCase p = random_fc(rng, seed);
   p.float32 = false;
+  p.exact = true;
   p.constant_weights = true;
   if (p.filter_scales.empty()) p.filter_scales.push_back(0.01f);
   return p;
 }
 
+// ONNX's float32 Gemm and MatMul with a constant matrix B: Gemm with transB or not, alpha
+// and beta of 1 or not, and a C
+// of one value per column ([N] or [1, N]), of one value, or none; MatMul with A a vector,
+// a matrix or a batch of matrices (the output's own index reaches the epilogue); a fused
+// Relu, Clip, or Add of a whole tensor of the output's shape, or none.
+struct OnnxFcCase {
+  bool float32 = true, int16 = false;
+  bool exact = false;  // the host's packed product sums in another order
+  bool gemm = true, trans_b = false;
+  double alpha = 1.0, beta = 1.0;
+  int bias = 0;     // Gemm's C: 0 none, 1 [N], 2 [1, N], 3 one value
+  int epilogue = 0;  // 0 none, 1 Relu, 2 Clip(0, 6), 3 Add of a tensor of the output's shape
+  Shape a;
+  int64_t k = 1, n = 1;
+  uint32_t seed = 0;
+  Shape output() const {
+    Shape y(a.begin(), a.end() - 1);
+    y.push_back(n);
+    return y;
+  }
+  std::string text() const {
+    return std::string(gemm ? "onnx gemm " : "onnx matmul ") + shape_str(a) + " x " + std::to_string(k) + "x" +
+           std::to_string(n) + (trans_b ? " transB" : "") + " alpha " + std::to_string(alpha) + " beta " +
+           std::to_string(beta) + " bias " + std::to_string(bias) + " epilogue " +
+           std::to_string(epilogue);
+  }
+};
+
+OnnxFcCase random_onnx_fc(std::mt19937& rng, uint32_t seed) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  OnnxFcCase p;
+  p.seed = seed;
+  p.gemm = pick(0, 1) == 0;
+  p.k = pick(0, 2) == 0 ? pick(1, 7) : pick(8, 70);
+  p.n = pick(1, 19);
+  if (p.gemm) {
+    p.trans_b = pick(0, 1) == 0;
+    p.bias = static_cast<int>(pick(0, 3));
+    if (pick(0, 2) == 0) p.alpha = 0.5, p.beta = -2.0;
+    p.a = {pick(0, 1) == 0 ? 1 : pick(2, 3), p.k};
+  } else {
+    int64_t rank = pick(1, 4);
+    for (int64_t d = 0; d + 1 < rank; ++d) p.a.push_back(pick(1, 3));
+    p.a.push_back(p.k);
+  }
+  p.epilogue = static_cast<int>(pick(0, 3));
+  return p;
+}
+
+OneNode onnx_fc_node(const OnnxFcCase& p, const TargetFacts& target) {
+  OneNode node(p.gemm ? "Gemm" : "MatMul", 13);
+  node.target(target).input(p.a, random_floats(static_cast<size_t>(element_count(p.a)), p.seed));
+  node.constant(p.trans_b ? Shape{p.n, p.k} : Shape{p.k, p.n}, random_floats(static_cast<size_t>(p.k * p.n), p.seed + 1));
+  if (p.bias == 1) node.constant(Shape{p.n}, random_floats(static_cast<size_t>(p.n), p.seed + 2));
+  if (p.bias == 2) node.constant(Shape{1, p.n}, random_floats(static_cast<size_t>(p.n), p.seed + 2));
+  if (p.bias == 3) node.constant(Shape{}, random_floats(1, p.seed + 2));
+  if (p.gemm && p.trans_b) node.attr("transB", int64_t{1});
+  if (p.gemm && p.alpha != 1.0) node.attr("alpha", p.alpha).attr("beta", p.beta);
+  Shape y = p.output();
+  if (p.epilogue == 1) node.epilogue("Relu");
+  if (p.epilogue == 2) node.epilogue("Clip", {0.0f, 6.0f});
+  if (p.epilogue == 3) node.epilogue("Add", y, random_floats(static_cast<size_t>(element_count(y)), p.seed + 3));
+  return node;
+}
+
 TEST(FcKernels, EveryRegisteredKernelGivesTheGenericKernelsResults) {
-  std::map<std::string, int> chosen =
-      expect_every_kernel_agrees<FcProblemCase>(120, 2727, random_fc, fc_node, with_features({"simd"}), "portable.fc");
+  // int8 keeps the portable kernel on the host's `simd` target, float32 on a core without
+  // features (the host packs a float32 row).
+  std::map<std::string, int> chosen = expect_every_kernel_agrees<FcProblemCase>(
+      120, 2727, random_fc, fc_node, with_features({"simd"}), "portable.fc", with_features({}));
+  for (const auto& [name, times] : expect_every_kernel_agrees<OnnxFcCase>(120, 2731, random_onnx_fc, onnx_fc_node,
+                                                                          with_features({}), "portable.fc"))
+    chosen[name] += times;
   for (const auto& [name, times] : expect_every_kernel_agrees<FcProblemCase>(
            60, 2729, random_qlinear_fc, qlinear_matmul_node, with_features({"simd"}), "portable.fc"))
     chosen[name] += times;

@@ -335,8 +335,12 @@ ir::Stmt lower_depthwise_f32(KernelBuilder& kb, const ConvGeometry& c, ConvArith
 
 // Per batch row, per block of four units (or four blocks at once): one call over the row,
 // then bias and activation.
-ir::Stmt lower_fully_connected_f32(const ir::Buffer& input, const ir::Buffer& output, const ir::Buffer& bias,
-                                   const Tensor& filter, const FcGeometry& f, ConvArithmetic& a, bool sixteen_units) {
+ir::Stmt lower_fully_connected_f32(KernelBuilder& kb, const FcProblem& p, const FcViews& views, const ir::Buffer& bias,
+                                   bool sixteen_units) {
+  const FcGeometry& f = p.geometry;
+  ConvArithmetic& a = *p.arithmetic;
+  const Tensor& filter = kb.graph().tensor(p.filter);
+  const ir::Buffer &input = views.input, &output = views.output;
   const int64_t blocks = (f.units + kBlock - 1) / kBlock, block_floats = f.depth * kBlock;
   const int64_t quads = sixteen_units ? blocks / 4 : 0;  // calls of four blocks
   std::vector<float> packed;
@@ -344,7 +348,7 @@ ir::Stmt lower_fully_connected_f32(const ir::Buffer& input, const ir::Buffer& ou
     for (int64_t d = 0; d < f.depth; ++d)
       for (int64_t j = 0; j < kBlock; ++j) {
         int64_t unit = b * kBlock + j;
-        packed.push_back(unit < f.units ? static_cast<float>(filter.element_as_double(unit * f.depth + d)) : 0.0f);
+        packed.push_back(unit < f.units ? static_cast<float>(filter.element_as_double(p.filter_index(unit, d))) : 0.0f);
       }
   return a.wrap([&] {
     return ir::allocate_const("packed_weights", DataType::Float32(), {blocks * block_floats}, float_bytes(packed),
@@ -360,7 +364,9 @@ ir::Stmt lower_fully_connected_f32(const ir::Buffer& input, const ir::Buffer& ou
           const bool last_block_here = !sixteen || blocks == 4 * quads;
           for (int64_t j = 0; j < count; ++j) {
             Expr unit = first * kBlock + j;
-            ir::Stmt store = ir::store(output, {row, unit}, biased_output(a, bias, ir::load(acc, {j}), unit));
+            Expr sum = ir::load(acc, {j});
+            Expr value = a.output(p.float_biased(sum, bias, unit), unit);
+            ir::Stmt store = ir::store(output, {row, unit}, kb.epilogue(value, p.output_index(row, unit)));
             bool partial = last_block_here && f.units % kBlock != 0 && j >= count - kBlock + f.units % kBlock;
             body.push_back(partial ? ir::if_then_else(unit < ir::make_int(f.units), store) : store);
           }
@@ -414,12 +420,11 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({"fpu.blocked_conv_f32", 10,
 AOTC_REGISTER_KERNEL(FcKernels, ({
     "fpu.fully_connected_f32", 10,
     [](const FcProblem& p, const TargetFacts& target) {
-      return target.has("fpu") && p.float32_constant_filter && !p.filter_depth_major;
+      return target.has("fpu") && p.float32_constant_filter;
     },
     [](KernelBuilder& kb, const FcProblem& p, FcViews& views) {
       ir::Buffer bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, "bias") : nullptr;
-      return lower_fully_connected_f32(views.input, views.output, bias, kb.graph().tensor(p.filter), p.geometry,
-                                       *p.arithmetic, kb.target().has("mve.fp"));
+      return lower_fully_connected_f32(kb, p, views, bias, kb.target().has("mve.fp"));
     }}));
 
 }  // namespace aotc

@@ -50,11 +50,10 @@ ir::Stmt lower_blocked_conv_f32(KernelBuilder& kb, const ConvGeometry& geometry,
 ir::Stmt lower_depthwise_f32(KernelBuilder& kb, const ConvGeometry& geometry, ConvArithmetic& arithmetic,
                              const ConvOperands& operands, const Tensor& filter);
 
-// output[b, u] = arithmetic.output(input[b, :] . filter[u, :] + bias[u]) with `filter`
-// [units, depth] constant; `bias` a [units] parameter or null. `sixteen_units`: calls of
-// sixteen units where there are that many (Helium targets).
-ir::Stmt lower_fully_connected_f32(const ir::Buffer& input, const ir::Buffer& output, const ir::Buffer& bias,
-                                   const Tensor& filter, const FcGeometry& f, ConvArithmetic& arithmetic,
-                                   bool sixteen_units = false);
+// output[b, u] = epilogue(arithmetic.output(input[b, :] . filter[u, :] + bias[u])) with the
+// problem's filter constant (either storage order); `bias` its parameter or null.
+// `sixteen_units`: calls of sixteen units where there are that many (Helium targets).
+ir::Stmt lower_fully_connected_f32(KernelBuilder& kb, const FcProblem& problem, const FcViews& views,
+                                   const ir::Buffer& bias, bool sixteen_units = false);
 
 }  // namespace aotc

@@ -14,10 +14,6 @@ namespace {
 
 using ir::Expr;
 
-bool constant_float(const Graph& g, TensorId id) {
-  return id != kNoTensor && g.tensor(id).is_constant() && g.tensor(id).dtype == DataType::Float32();
-}
-
 std::vector<uint8_t> float_bytes(const std::vector<float>& values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(float));
   std::memcpy(bytes.data(), values.data(), bytes.size());
@@ -181,48 +177,45 @@ ir::Stmt lower_host_f32_conv(KernelBuilder& kb, const ConvProblem& p, ConvOperan
       .build();
 }
 
-bool host_f32_gemm_applies(const Graph& g, const Node& node, const KernelBuilder& kb) {
-  if (!kb.target().has("simd") || node.attr_int("transA", 0) != 0) return false;
-  const Tensor& a = g.tensor(node.inputs[0]);
-  if (a.dtype != DataType::Float32() || a.shape.size() != 2 || a.shape[0] != 1) return false;
-  if (!constant_float(g, node.inputs[1])) return false;
-  TensorId c = node.input(2);
-  if (c == kNoTensor) return true;
-  // A C that is one value per output column (or one value): the bias.
-  const Tensor& bias = g.tensor(c);
-  int64_t n = g.tensor(node.outputs.at(0)).shape.at(1);
-  return constant_float(g, c) && (bias.num_elements() == 1 || bias.num_elements() == n);
+namespace {
+
+// A fully connected layer of one row, float32, over constant weights and a constant bias
+// (or none), whose output is [1, N]: the convolution kernel as a 1x1 convolution of K
+// channels to N on a 1x1 image, the sum and bias scales folded into the packed values.
+bool host_f32_fc_applies(const FcProblem& p, const TargetFacts& target) {
+  if (!target.has("simd") || !p.float32_constant_filter || p.geometry.batches != 1 || !p.output_shape.empty()) return false;
+  return p.bias == kNoTensor || p.bias_constant;
 }
 
-ir::Stmt lower_host_f32_gemm(const Graph& g, const Node& node, KernelBuilder& kb, const ir::Buffer& a,
-                             const ir::Buffer& y, const FusedClamp& clamp) {
-  const Tensor& b = g.tensor(node.inputs[1]);
-  int64_t k = g.tensor(node.inputs[0]).shape[1], n = g.tensor(node.outputs.at(0)).shape.at(1);
-  bool trans_b = node.attr_int("transB", 0) != 0;
-  double alpha = node.attr_float("alpha", 1.0), beta = node.attr_float("beta", 1.0);
-  TensorId c = node.input(2);
-  // Y [1, N] = A [1, K] x B: a 1x1 convolution of K channels to N on a 1x1 image.
+ir::Stmt lower_host_f32_fc(KernelBuilder& kb, const FcProblem& p, FcViews& views) {
+  const Graph& g = kb.graph();
+  const Tensor& w = g.tensor(p.filter);
+  const Tensor* bias = p.bias != kNoTensor ? &g.tensor(p.bias) : nullptr;
   ConvGeometry geometry;
-  geometry.in_channels = k;
-  geometry.out_channels = n;
+  geometry.in_channels = p.geometry.depth;
+  geometry.out_channels = p.geometry.units;
   geometry.axes = {WindowAxis{}, WindowAxis{}};
   for (WindowAxis& axis : geometry.axes) axis.input = axis.output = 1;
   ConvOperands operands;
-  operands.input = a;
-  operands.output = y;
+  operands.input = views.input;
+  operands.output = views.output;
   return HostConvBuilder(
              kb, geometry, operands,
-             [&](int64_t oc, int64_t i) {
-               return static_cast<float>(alpha * b.element_as_double(trans_b ? oc * k + i : i * n + oc));
+             [&](int64_t unit, int64_t d) {
+               return static_cast<float>(p.sum_scale * w.element_as_double(p.filter_index(unit, d)));
              },
-             [&](int64_t oc) {
-               if (c == kNoTensor) return 0.0f;
-               const Tensor& bias = g.tensor(c);
-               return static_cast<float>(beta * bias.element_as_double(bias.num_elements() == 1 ? 0 : oc));
+             [&](int64_t unit) {
+               return bias ? static_cast<float>(p.bias_scale * bias->element_as_double(p.bias_scalar ? 0 : unit)) : 0.0f;
              },
-             clamp)
+             p.clamp)
       .build();
 }
+
+}  // namespace
+
+// On a host with wide vectors: a classifier's fully connected layer (one row by constant
+// weights), packed as the convolutions are.
+AOTC_REGISTER_KERNEL(FcKernels, ({"host_simd.fc_f32", 15, host_f32_fc_applies, lower_host_f32_fc}));
 
 // On a host with wide vectors (`simd`): float32 NCHW convolutions with constant weights as
 // register-blocked products over packed weights (runtime-c/aotc_host_f32.h).

@@ -1,5 +1,7 @@
 // float32 NCHW convolutions on hosts with wide SIMD (the target's `simd` feature): one call
-// per image of a kernel of runtime-c/aotc_host_f32.h, over weights packed at compile time.
+// per image of a kernel of runtime-c/aotc_host_f32.h, over weights packed at compile time;
+// and a fully connected layer of one row ("host_simd.fc_f32", a classifier's Gemm or
+// MatMul) as a 1x1 convolution on a 1x1 image.
 //
 // The generic kernel (convolution.h) sums one output element at a time, a chain of
 // dependent multiply-adds that no compiler vectorizes across outputs. Here a convolution
@@ -19,6 +21,7 @@
 #pragma once
 
 #include "lowering/kernels/conv_kernels.h"
+#include "lowering/kernels/fc_kernels.h"
 
 namespace aotc {
 
@@ -30,13 +33,5 @@ bool host_f32_conv_applies(const ConvProblem& problem, const TargetFacts& target
 // Declares the output parameter; the kernel body, with the filter and bias packed into its
 // table and the problem's leading clamp applied in registers.
 ir::Stmt lower_host_f32_conv(KernelBuilder& kb, const ConvProblem& problem, ConvOperands& operands);
-
-// Gemm of a single row A [1, K] (transA 0) by constant B, with a constant C of one value
-// per output column or one value: the same kernel, as a 1x1 convolution of K channels to
-// N on a 1x1 image (alpha and beta folded into the packed weights and bias).
-bool host_f32_gemm_applies(const Graph& g, const Node& node, const KernelBuilder& kb);
-// `clamp`: the leading clamp of the node's fused epilogue, applied in registers.
-ir::Stmt lower_host_f32_gemm(const Graph& g, const Node& node, KernelBuilder& kb, const ir::Buffer& a,
-                             const ir::Buffer& y, const FusedClamp& clamp);
 
 }  // namespace aotc
