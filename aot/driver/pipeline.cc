@@ -102,7 +102,8 @@ const std::vector<Pass>& pipeline() {
        [](CompiledModel& m, const CompileOptions& o) {
          if (o.dump_tensors) m.exposed = expose_intermediates(m.graph, m.model_tensors);
        }},
-      {"channels_last", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { channels_last(m.graph); }},
+      {"channels_last", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions&) { channels_last(m.graph, m.target); }},
       {"fuse_operators", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fuse_operators); }},
       {"remove_dead_nodes", Pass::Shows::kGraph,

@@ -80,6 +80,10 @@ struct OpDef {
   // values: they are constants as soon as the shapes are known (see infer_shapes).
   bool reads_only_shapes = false;
   std::set<Role> roles;
+  // Whether the node's kernels are faster channels-last on the target than in the layout
+  // the model gives (the channels_last pass asks; without it an operator keeps its layout).
+  // The operator's lowering answers from its kernel strategy: the layout is the target's.
+  std::function<bool(const Graph&, const Node&, const TargetFacts&)> prefers_channels_last;
 
   bool has(Role role) const { return roles.count(role) != 0; }
   // Adds roles; kEpilogue requires `scalar`.

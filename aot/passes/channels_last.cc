@@ -1,16 +1,22 @@
-// channels_last: ONNX's integer convolutions compute channels-last.
+// channels_last: convolutions compute channels-last where the target's kernels want it.
 //
-// ONNX lays activations out channels first (NCHW). The int8 register-block kernels
-// (lowering/kernels/dsp, the ones TFLite's NHWC models take) read a pixel's channels as one
-// contiguous run, which is where their pairs of multiply-accumulates come from, so they
-// apply to channels-last convolutions only. This pass gives ONNX's 2-D QLinearConv nodes
-// (as exported, or as fold_qdq made them from QDQ patterns) that layout, and keeps the
-// transposes it costs out of the program wherever it can:
+// ONNX lays activations out channels first (NCHW). The register-block kernels of the DSP,
+// Helium and FPU families (lowering/kernels, the ones TFLite's NHWC models take) read a
+// pixel's channels as one contiguous run, which is where their pairs of multiply-
+// accumulates and their FPU blocks come from, so they apply to channels-last
+// convolutions only; a host's SIMD kernels want channels first. The layout is the
+// target's decision: each convolution operator answers, from its kernel strategy, whether
+// a kernel of higher priority applies to it channels-last on this target
+// (OpDef::prefers_channels_last; conv_kernels.h channels_last_pays). This pass gives the
+// 2-D convolutions that do (Conv with constant weights, QLinearConv as exported or as
+// fold_qdq made it from QDQ patterns) that layout, and keeps the transposes it costs out
+// of the program wherever it can:
 //
-//   1. A QLinearConv with constant weights becomes a channels-last one (kChannelsLastAttr,
-//      its weights reordered at compile time) between a Transpose of its input to NHWC and
-//      a Transpose of its result back to the NCHW tensor the model names; so does an
-//      aotc.QLinearAveragePool (a QDQ average pooling: the pooling kernels are NHWC too).
+//   1. Such a convolution becomes a channels-last one (kChannelsLastAttr, its weights
+//      reordered at compile time) between a Transpose of its input to NHWC and a
+//      Transpose of its result back to the NCHW tensor the model names; so does every
+//      aotc.QLinearAveragePool (a QDQ average pooling, whose kernels take either layout)
+//      when any convolution did, so that it does not stand between two of them.
 //   2. A Transpose moves below an elementwise operator (QuantizeLinear, Relu, Clip, a
 //      QLinearAdd or Add of two operands transposed alike, ...) when the move costs nothing:
 //      the operator's result is no larger than its input, or the move leads to a transpose
@@ -21,11 +27,12 @@
 //
 // Between two convolutions the transposes cancel; what is left are transposes at the
 // edges of a channels-last region: the model's input, before an operator without a
-// channels-last form (a pooling), or where a tensor is a graph output. Every tensor the
+// channels-last form (a max pooling), or where a tensor is a graph output. Every tensor the
 // model names keeps its shape and its values (a rewritten node's NCHW result is now the
 // result of a Transpose), so graph outputs, --dump-tensors and everything that reads a
 // tensor see what they saw before. Integer arithmetic does not depend on the order of its
-// sums, so outputs are bit for bit the same.
+// sums, so integer outputs are bit for bit the same; float convolutions sum a window in
+// another order (rows, columns, then channels), within float rounding of the other.
 //
 // Runs after fold_qdq and fold_constants (the convolutions exist, their weights are
 // constants) and before fuse_operators (which then fuses elementwise operators into the
@@ -55,9 +62,13 @@ const Elementwise kElementwise[] = {
     {"Max", {0, 1}},         {"Min", {0, 1}},           {"aotc.QLinearAdd", {0, 3}},
 };
 
+// The convolutions this pass can give the channels-last layout, with the index of their
+// weights.
+const std::pair<const char*, size_t> kConvolutions[] = {{"Conv", 1}, {"QLinearConv", 3}};
+
 class ChannelsLast {
  public:
-  explicit ChannelsLast(Graph& g) : g_(g) {}
+  ChannelsLast(Graph& g, const TargetFacts& target) : g_(g), target_(target) {}
 
   void run() {
     convert_convolutions();
@@ -69,23 +80,47 @@ class ChannelsLast {
  private:
   // ------------------------------------------------------------ 1. the convolutions
 
-  bool convertible(const Node& n) const {
-    if (n.op != "QLinearConv" && n.op != "aotc.QLinearAveragePool") return false;
-    if (n.attr_int(kChannelsLastAttr, 0) != 0 || !n.body.empty() || g_.tensor(n.inputs[0]).shape.size() != 4) return false;
-    if (n.op == "aotc.QLinearAveragePool") return true;
-    const Tensor& w = g_.tensor(n.inputs[3]);
-    return w.shape.size() == 4 && w.is_constant();
+  // The index of n's weights if n is a convolution the pass handles, else -1.
+  static int weights_index(const Node& n) {
+    for (const auto& [op, index] : kConvolutions)
+      if (n.op == op) return static_cast<int>(index);
+    return -1;
   }
 
+  bool free_of_layout(const Node& n) const {
+    return n.attr_int(kChannelsLastAttr, 0) == 0 && n.body.empty() && g_.tensor(n.inputs[0]).shape.size() == 4;
+  }
+
+  // A 2-D convolution with constant weights whose kernels prefer channels-last on the
+  // target (its operator's prefers_channels_last).
+  bool convertible_convolution(const Node& n) const {
+    int w = weights_index(n);
+    if (w < 0 || !free_of_layout(n)) return false;
+    const Tensor& weights = g_.tensor(n.inputs[static_cast<size_t>(w)]);
+    if (weights.shape.size() != 4 || !weights.is_constant()) return false;
+    const OpDef* def = find_op(n.op);
+    return def && def->prefers_channels_last && def->prefers_channels_last(g_, n, target_);
+  }
+
+  // The convolutions the target prefers channels-last, and, when there are any, the
+  // average poolings (layout-neutral kernels that then sit between converted convolutions
+  // without transposes of their own).
   void convert_convolutions() {
+    std::vector<bool> convert(g_.nodes.size(), false);
+    bool any = false;
+    for (size_t k = 0; k < g_.nodes.size(); ++k) any |= convert[k] = convertible_convolution(g_.nodes[k]);
+    if (!any) return;
+    for (size_t k = 0; k < g_.nodes.size(); ++k)
+      if (g_.nodes[k].op == "aotc.QLinearAveragePool" && free_of_layout(g_.nodes[k])) convert[k] = true;
     std::vector<Node> nodes;
-    for (Node& n : g_.nodes) {
-      if (!convertible(n)) {
+    for (size_t k = 0; k < g_.nodes.size(); ++k) {
+      Node& n = g_.nodes[k];
+      if (!convert[k]) {
         nodes.push_back(std::move(n));
         continue;
       }
       TensorId x = n.inputs[0], y = n.outputs[0];
-      if (n.op == "QLinearConv") n.inputs[3] = channels_last_weights(n);
+      if (int w = weights_index(n); w >= 0) n.inputs[static_cast<size_t>(w)] = channels_last_weights(n, static_cast<size_t>(w));
       nodes.push_back(transpose(x, kToChannelsLast, g_.tensor(x).name + "_nhwc"));
       n.inputs[0] = nodes.back().outputs[0];
       n.attrs[kChannelsLastAttr] = int64_t{1};
@@ -100,8 +135,8 @@ class ChannelsLast {
 
   // w [M, C / group, KH, KW] as [M, KH, KW, C / group], or as [1, KH, KW, M] when each
   // group has one input channel (depthwise; onnx_conv_geometry reads it so).
-  TensorId channels_last_weights(const Node& n) {
-    const Tensor& w = g_.tensor(n.inputs[3]);
+  TensorId channels_last_weights(const Node& n, size_t index) {
+    const Tensor& w = g_.tensor(n.inputs[index]);
     int64_t m = w.shape[0], c = w.shape[1], kh = w.shape[2], kw = w.shape[3];
     int64_t groups = n.attr_int("group", 1);
     bool depthwise = groups > 1 && c == 1 && groups == g_.tensor(n.inputs[0]).shape[1];
@@ -319,10 +354,11 @@ class ChannelsLast {
   void infer(Node& n) { for_node(n, [&] { find_op(n.op)->infer(g_, n); }); }
 
   Graph& g_;
+  const TargetFacts& target_;
 };
 
 }  // namespace
 
-void channels_last(Graph& g) { ChannelsLast(g).run(); }
+void channels_last(Graph& g, const TargetFacts& target) { ChannelsLast(g, target).run(); }
 
 }  // namespace aotc

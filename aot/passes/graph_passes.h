@@ -31,7 +31,7 @@ void infer_shapes(Graph& g);
 void fold_qdq(Graph& g);
 void fold_constants(Graph& g);
 void partition_external(Graph& g, const TargetFacts& target);
-void channels_last(Graph& g);
+void channels_last(Graph& g, const TargetFacts& target);
 void fuse_operators(Graph& g);
 void remove_dead_nodes(Graph& g);
 

@@ -14,6 +14,16 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({"portable.conv", 0, [](const ConvProblem&, c
 
 }  // namespace
 
+bool channels_last_pays(const ConvProblem& problem, const TargetFacts& target) {
+  const ConvGeometry& c = problem.geometry;
+  if (c.layout != ActivationLayout::kChannelsFirst || c.axes.size() != 2) return false;
+  ConvProblem last = problem;
+  last.depthwise = c.groups > 1 && c.groups == c.in_channels && c.in_per_group() == 1;
+  last.geometry.layout = ActivationLayout::kChannelsLast;
+  last.geometry.filter_layout = last.depthwise ? FilterLayout::kOneKO : FilterLayout::kOKI;
+  return ConvKernels::select(last, target).priority > ConvKernels::select(problem, target).priority;
+}
+
 LoweredOp build_conv_kernel(KernelBuilder& kb, const ConvProblem& problem) {
   const ConvKernels::Entry& kernel = ConvKernels::select(problem, kb.target());
   ConvOperands ops;

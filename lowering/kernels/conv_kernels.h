@@ -53,6 +53,11 @@ struct ConvProblem {
 
 using ConvKernels = KernelRegistry<ConvProblem, ConvOperands>;
 
+// Whether `problem`, channels-first, would take a kernel of higher priority channels-last
+// on `target` (the register blocks of the DSP, Helium and FPU families read a pixel's
+// channels as one run): what a front end's prefers_channels_last answers.
+bool channels_last_pays(const ConvProblem& problem, const TargetFacts& target);
+
 // The lowered kernel of `problem`: its input declared first, then the selected kernel's
 // parameters and body; the function's "kernel" attribute names the kernel.
 LoweredOp build_conv_kernel(KernelBuilder& kb, const ConvProblem& problem);

@@ -7,8 +7,10 @@
 // add...) applied to the finished sum before the only store, so conv + bias + activation
 // writes memory once. Padding is never materialized. On hosts with wide SIMD (the
 // target's `simd` feature) float convolutions with constant weights take the
-// register-blocked kernels of lowering/kernels/host_simd/conv_host_f32.h instead (chosen by
-// the kernel strategy, lowering/kernels/conv_kernels.h).
+// register-blocked kernels of lowering/kernels/host_simd/conv_host_f32.h instead, and on
+// cores with an FPU the FPU register blocks, channels-last (chosen by the kernel strategy,
+// lowering/kernels/conv_kernels.h; the channels_last pass gives a convolution that layout
+// where its kernels prefer it: prefers_channels_last).
 #include "aot/graph/op_registry.h"
 #include "lowering/kernels/conv_kernels.h"
 #include "lowering/ops/convolution.h"
@@ -35,7 +37,7 @@ ConvGeometry conv_geometry(const Graph& g, const Node& node) {
   require_float32(g, node, 1);
   const Tensor& w = g.tensor(node.inputs[1]);
   ConvGeometry geo = onnx_conv_geometry(node, g.tensor(node.inputs[0]), w);
-  check_bias(g, node, w.shape[0]);
+  check_bias(g, node, geo.out_channels);  // not w's first extent: channels-last depthwise w is [1, KH, KW, M]
   return geo;
 }
 
@@ -45,11 +47,12 @@ void infer_conv(Graph& g, Node& node) {
 }
 
 // The convolution as a ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h):
-// on hosts with wide vectors the packed register blocks, else the generic loops.
-LoweredOp lower_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
+// on hosts with wide vectors the packed register blocks, on cores with an FPU (once the
+// channels_last pass has given it that layout) the FPU register blocks, else the generic
+// loops.
+ConvProblem conv_problem(const Graph& g, const Node& node, FloatConvArithmetic& arithmetic) {
   ConvProblem p;
   p.geometry = conv_geometry(g, node);
-  FloatConvArithmetic arithmetic;
   p.arithmetic = &arithmetic;
   p.input = node.inputs[0];
   p.filter = node.inputs[1];
@@ -59,12 +62,27 @@ LoweredOp lower_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
   bool constant_bias = p.bias != kNoTensor && g.tensor(p.bias).is_constant();
   p.constants = {&filter, constant_bias ? &g.tensor(p.bias) : nullptr, 0};
   p.float32_constant_filter = g.tensor(p.input).dtype == DataType::Float32() && filter.is_constant();
+  p.depthwise = p.geometry.filter_layout == FilterLayout::kOneKO;
   p.clamp = leading_clamp(g, node);
   p.input_name = "X", p.filter_name = "W", p.bias_name = "B", p.output_name = "Y";
-  return build_conv_kernel(kb, p);
+  return p;
 }
 
-AOTC_REGISTER_OP("Conv", kernel_op(infer_conv, lower_conv).with({Role::kAnchor}));
+LoweredOp lower_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
+  FloatConvArithmetic arithmetic;
+  return build_conv_kernel(kb, conv_problem(g, node, arithmetic));
+}
+
+OpDef conv_op() {
+  OpDef def = kernel_op(infer_conv, lower_conv).with({Role::kAnchor});
+  def.prefers_channels_last = [](const Graph& g, const Node& node, const TargetFacts& target) {
+    FloatConvArithmetic arithmetic;
+    return channels_last_pays(conv_problem(g, node, arithmetic), target);
+  };
+  return def;
+}
+
+AOTC_REGISTER_OP("Conv", conv_op());
 
 }  // namespace
 }  // namespace aotc

@@ -499,11 +499,10 @@ class QLinearArithmetic : public ConvArithmetic {
 };
 
 // The convolution as a ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h).
-LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
+// The convolution as a ConvProblem; `arithmetic` made from `p`.
+ConvProblem qlinear_conv_problem(const Graph& g, const Node& node, const QConvParams& p, QLinearArithmetic& arithmetic) {
   ConvProblem problem;
   problem.geometry = qconv_geometry(g, node);
-  QConvParams p = qconv_params(g, node, problem.geometry.out_channels);
-  QLinearArithmetic arithmetic(node, p);
   problem.arithmetic = &arithmetic;
   problem.input = node.inputs[0];
   problem.filter = node.inputs[3];
@@ -521,7 +520,23 @@ LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, KernelBuilder& kb
                                     g.tensor(problem.filter).is_constant() && bias.is_constant() &&
                                     std::all_of(p.w.zero_points.begin(), p.w.zero_points.end(), zero);
   problem.input_name = "x", problem.filter_name = "w", problem.output_name = "y";
-  return build_conv_kernel(kb, problem);
+  return problem;
+}
+
+LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
+  QConvParams p = qconv_params(g, node, qconv_geometry(g, node).out_channels);
+  QLinearArithmetic arithmetic(node, p);
+  return build_conv_kernel(kb, qlinear_conv_problem(g, node, p, arithmetic));
+}
+
+OpDef qlinear_conv_op() {
+  OpDef def = kernel_op(infer_qlinear_conv, lower_qlinear_conv).with({Role::kAnchor});
+  def.prefers_channels_last = [](const Graph& g, const Node& node, const TargetFacts& target) {
+    QConvParams p = qconv_params(g, node, qconv_geometry(g, node).out_channels);
+    QLinearArithmetic arithmetic(node, p);
+    return channels_last_pays(qlinear_conv_problem(g, node, p, arithmetic), target);
+  };
+  return def;
 }
 
 // ---------------------------------------------------------------- QLinearMatMul
@@ -804,7 +819,7 @@ OpDef qlinear_add_op() {
 AOTC_REGISTER_OP("QuantizeLinear", kernel_op(infer_quantize_linear, lower_quantize_linear));
 AOTC_REGISTER_OP("DequantizeLinear", kernel_op(infer_dequantize_linear, lower_dequantize_linear));
 // Its kernels apply the fused epilogue (a residual aotc.QLinearAdd) to every output element.
-AOTC_REGISTER_OP("QLinearConv", kernel_op(infer_qlinear_conv, lower_qlinear_conv).with({Role::kAnchor}));
+AOTC_REGISTER_OP("QLinearConv", qlinear_conv_op());
 AOTC_REGISTER_OP("QLinearMatMul", kernel_op(infer_qlinear_matmul, lower_qlinear_matmul));
 AOTC_REGISTER_OP("aotc.QLinearAveragePool", kernel_op(infer_qlinear_average_pool, lower_qlinear_average_pool));
 AOTC_REGISTER_OP("aotc.QLinearAdd", qlinear_add_op());

@@ -1,4 +1,4 @@
-// The channels_last pass (aot/passes/channels_last.cc) on small integer graphs: each graph
+// The channels_last pass (aot/passes/channels_last.cc) on small graphs: each integer graph
 // runs in the IR interpreter before and after the pass, and the outputs must be the same
 // bytes (integer sums do not depend on their order), while the structure shows what the pass
 // did: convolutions channels-last, the transposes between them gone, a transpose of axes of
@@ -6,6 +6,7 @@
 // residual QLinearAdd fused behind its convolution afterwards.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "aot/passes/graph_passes.h"
@@ -35,6 +36,10 @@ TensorId qconv(GraphBuilder& b, TensorId x, int64_t in_channels, int64_t out_cha
                 {{"group", group}, {"pads", std::vector<int64_t>(4, pad)}});
 }
 
+// A Cortex-M4-like core: the DSP family's int8 register blocks and the FPU's float ones
+// are channels-last.
+const TargetFacts kDspCore = with_features({"dsp", "fpu"});
+
 std::vector<std::string> ops(const Graph& g) {
   std::vector<std::string> names;
   for (const Node& n : g.nodes) names.push_back(n.op);
@@ -47,7 +52,7 @@ std::vector<std::string> expect_same_results(GraphBuilder& b, const std::vector<
   b.graph.outputs = outputs;
   infer_shapes(b.graph);
   Memory before = b.execute();
-  channels_last(b.graph);
+  channels_last(b.graph, kDspCore);
   remove_dead_nodes(b.graph);
   Memory after = b.execute();
   for (TensorId out : outputs) EXPECT_EQ(after.at(out), before.at(out)) << b.graph.tensor(out).name;
@@ -79,7 +84,7 @@ TEST(ChannelsLast, TransposeOfAxesOfExtentOneIsAView) {
                                       b.constant<float>("ys", {}, {0.1f}), b.constant<int8_t>("yz", {}, {0})});
   b.graph.outputs = {y};
   infer_shapes(b.graph);
-  channels_last(b.graph);
+  channels_last(b.graph, kDspCore);
   EXPECT_EQ(ops(b.graph), (std::vector<std::string>{"Reshape", "QLinearConv", "Reshape"}));
   EXPECT_EQ(b.graph.tensor(b.graph.nodes[1].inputs[0]).shape, (std::vector<int64_t>{1, 3, 3, 1}));
   EXPECT_EQ(b.graph.tensor(y).shape, (std::vector<int64_t>{1, 4, 1, 1}));
@@ -123,7 +128,7 @@ TEST(ChannelsLast, ResidualAddFusesIntoTheConvolution) {
   b.graph.outputs = {sum};
   infer_shapes(b.graph);
   Memory before = b.execute();
-  channels_last(b.graph);
+  channels_last(b.graph, kDspCore);
   fuse_operators(b.graph);
   remove_dead_nodes(b.graph);
   EXPECT_EQ(ops(b.graph), (std::vector<std::string>{"Transpose", "QLinearConv", "QLinearConv", "Transpose"}));
@@ -151,6 +156,47 @@ TEST(ChannelsLast, ModelTransposeWithoutPermStaysATranspose) {
   TensorId x = b.input<int8_t>("x", {2, 3, 4}, random_ints<int8_t>(24, -128, 127, 6));
   TensorId t = b.node("Transpose", {x});
   EXPECT_EQ(expect_same_results(b, {t}), (std::vector<std::string>{"Transpose"}));
+}
+
+// The layout is the target's: on a host (wide SIMD, whose kernels are channels-first) the
+// same QLinearConv graph keeps its layout; a float Conv with constant weights goes
+// channels-last on a core with an FPU (its register blocks) but not on the host, within
+// float rounding of the channels-first result (a window summed in another order).
+TEST(ChannelsLast, TheTargetsKernelsDecideTheLayout) {
+  const TargetFacts host = with_features({"fpu", "fp64", "simd"});
+  {
+    GraphBuilder b;
+    TensorId x = b.input<int8_t>("x", {1, 3, 7, 6}, random_ints<int8_t>(126, -128, 127, 1));
+    TensorId h = qconv(b, qconv(b, x, 3, 8, 3, 1, 10), 8, 8, 3, 8, 20);
+    b.graph.outputs = {h};
+    infer_shapes(b.graph);
+    channels_last(b.graph, host);
+    EXPECT_EQ(ops(b.graph), (std::vector<std::string>{"QLinearConv", "QLinearConv"}));
+  }
+  for (const TargetFacts& target : {with_features({"fpu"}), host}) {
+    SCOPED_TRACE(target.has("simd") ? "host" : "fpu");
+    GraphBuilder b;
+    TensorId x = b.input<float>("x", {1, 4, 6, 5}, random_floats(120, 8));
+    TensorId a = b.node("Conv", {x, b.constant("w", {8, 4, 3, 3}, random_floats(288, 9)), b.constant("bias", {8}, random_floats(8, 10))},
+                        {{"pads", std::vector<int64_t>(4, 1)}});
+    TensorId r = b.node("Relu", {a});
+    TensorId y = b.node("Conv", {r, b.constant("dw", {8, 1, 3, 3}, random_floats(72, 11)), b.constant("dw_bias", {8}, random_floats(8, 12))},
+                        {{"group", int64_t{8}}, {"pads", std::vector<int64_t>(4, 1)}});
+    b.graph.outputs = {y};
+    infer_shapes(b.graph);
+    std::vector<float> before = from_bytes<float>(b.execute().at(y));
+    channels_last(b.graph, target);
+    remove_dead_nodes(b.graph);
+    std::vector<float> after = from_bytes<float>(b.execute().at(y));
+    if (target.has("simd")) {
+      EXPECT_EQ(ops(b.graph), (std::vector<std::string>{"Conv", "Relu", "Conv"}));
+    } else {
+      EXPECT_EQ(ops(b.graph), (std::vector<std::string>{"Transpose", "Conv", "Relu", "Conv", "Transpose"}));
+      EXPECT_EQ(b.graph.tensor(b.graph.nodes[3].inputs[1]).shape, (std::vector<int64_t>{1, 3, 3, 8}));
+    }
+    ASSERT_EQ(after.size(), before.size());
+    for (size_t i = 0; i < after.size(); ++i) EXPECT_NEAR(after[i], before[i], 1e-5 + 1e-5 * std::fabs(before[i])) << i;
+  }
 }
 
 }  // namespace
