@@ -14,9 +14,10 @@
 //
 //   1. Such a convolution becomes a channels-last one (kChannelsLastAttr, its weights
 //      reordered at compile time) between a Transpose of its input to NHWC and a
-//      Transpose of its result back to the NCHW tensor the model names; so does every
-//      aotc.QLinearAveragePool (a QDQ average pooling, whose kernels take either layout)
-//      when any convolution did, so that it does not stand between two of them.
+//      Transpose of its result back to the NCHW tensor the model names; so does every 2-D
+//      pooling without an Indices output (MaxPool, AveragePool, their global forms, and
+//      aotc.QLinearAveragePool, a QDQ average pooling: loops that take either layout) when
+//      any convolution did, so that it does not stand between two of them.
 //   2. A Transpose moves below an elementwise operator (QuantizeLinear, Relu, Clip, a
 //      QLinearAdd or Add of two operands transposed alike, ...) when the move costs nothing:
 //      the operator's result is no larger than its input, or the move leads to a transpose
@@ -27,7 +28,7 @@
 //
 // Between two convolutions the transposes cancel; what is left are transposes at the
 // edges of a channels-last region: the model's input, before an operator without a
-// channels-last form (a max pooling), or where a tensor is a graph output. Every tensor the
+// channels-last form (a Concat, a broadcasting Mul), or where a tensor is a graph output. Every tensor the
 // model names keeps its shape and its values (a rewritten node's NCHW result is now the
 // result of a Transpose), so graph outputs, --dump-tensors and everything that reads a
 // tensor see what they saw before. Integer arithmetic does not depend on the order of its
@@ -102,16 +103,23 @@ class ChannelsLast {
     return def && def->prefers_channels_last && def->prefers_channels_last(g_, n, target_);
   }
 
+  // A 2-D pooling of one output (no MaxPool Indices), whose loops take either layout.
+  bool follows(const Node& n) const {
+    static const std::set<std::string> kPoolings = {"aotc.QLinearAveragePool", "MaxPool", "AveragePool",
+                                                    "GlobalMaxPool", "GlobalAveragePool"};
+    bool one_output = n.outputs.size() == 1 || (n.outputs.size() == 2 && n.outputs[1] == kNoTensor);
+    return kPoolings.count(n.op) && one_output && free_of_layout(n);
+  }
+
   // The convolutions the target prefers channels-last, and, when there are any, the
-  // average poolings (layout-neutral kernels that then sit between converted convolutions
-  // without transposes of their own).
+  // poolings (layout-neutral loops that then sit between converted convolutions without
+  // transposes of their own).
   void convert_convolutions() {
     std::vector<bool> convert(g_.nodes.size(), false);
     bool any = false;
     for (size_t k = 0; k < g_.nodes.size(); ++k) any |= convert[k] = convertible_convolution(g_.nodes[k]);
     if (!any) return;
-    for (size_t k = 0; k < g_.nodes.size(); ++k)
-      if (g_.nodes[k].op == "aotc.QLinearAveragePool" && free_of_layout(g_.nodes[k])) convert[k] = true;
+    for (size_t k = 0; k < g_.nodes.size(); ++k) convert[k] = convert[k] || follows(g_.nodes[k]);
     std::vector<Node> nodes;
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       Node& n = g_.nodes[k];

@@ -12,6 +12,10 @@
 // them only in its divisor; for LpPool a padded tap adds |0|^p = 0, nothing. A global
 // pool is the same pool with one window covering each spatial axis whole.
 //
+// The 2-D poolings without an Indices output may also run channels-last ([N, H, W, C]),
+// when the channels_last pass gave them that layout between channels-last convolutions
+// (kChannelsLastAttr): the same loops, the channel axis last.
+//
 // MaxPool's Indices output is the flat index of each maximum in the input (ONNX's
 // definition: padding not counted, batch and channel included), row-major over the
 // spatial axes, or column-major with storage_order = 1. A tie keeps the first tap in
@@ -55,21 +59,45 @@ const std::vector<DataType> kFloatTypes = {DataType::Float32(), DataType::Float6
 
 DataType input_type(const Graph& g, const Node& node) { return g.tensor(node.inputs[0]).dtype; }
 
+bool is_channels_last(const Node& node) { return node.attr_int(kChannelsLastAttr, 0) != 0; }
+
+// The spatial extents of x: [N, C, D1, ...], or [N, D1, ..., C] channels-last.
+std::vector<int64_t> spatial_extents(const Node& node, const std::vector<int64_t>& x_shape) {
+  return is_channels_last(node) ? std::vector<int64_t>(x_shape.begin() + 1, x_shape.end() - 1)
+                                : std::vector<int64_t>(x_shape.begin() + 2, x_shape.end());
+}
+
+// The output's shape in the node's layout.
+std::vector<int64_t> pool_output_shape(const Node& node, const std::vector<int64_t>& x_shape,
+                                       const std::vector<WindowAxis>& axes) {
+  if (!is_channels_last(node)) return windowed_output_shape(x_shape, x_shape[1], axes);
+  std::vector<int64_t> shape = {x_shape[0]};
+  for (const WindowAxis& axis : axes) shape.push_back(axis.output);
+  shape.push_back(x_shape.back());
+  return shape;
+}
+
 LoweredOp lower_pool(const Graph& g, const Node& node, KernelBuilder& kb, const std::vector<WindowAxis>& axes,
                      const PoolReduction& reduction) {
   ir::Buffer x = kb.input(0, "X");
   ir::Buffer y = kb.output(0, "Y");
   const std::vector<int64_t>& x_shape = g.tensor(node.inputs[0]).shape;
+  const bool last = is_channels_last(node);
 
-  std::vector<std::string> names = {"n", "c"};
+  std::vector<std::string> names = {"n"};
+  if (!last) names.push_back("c");
   for (const std::string& s : spatial_names('o', axes.size())) names.push_back(s);
-  std::vector<int64_t> out_shape = windowed_output_shape(x_shape, x_shape[1], axes);
+  if (last) names.push_back("c");
+  std::vector<int64_t> out_shape = pool_output_shape(node, x_shape, axes);
   ir::Stmt body = ir::loop_nest(out_shape, names, [&](const std::vector<Expr>& out_index) {
-    std::vector<Expr> out_pos(out_index.begin() + 2, out_index.end());
+    std::vector<Expr> out_pos(out_index.begin() + (last ? 1 : 2), out_index.end() - (last ? 1 : 0));
+    Expr c = last ? out_index.back() : out_index[1];
     return with_accumulator("acc", reduction.init, [&](const Accumulator& acc) {
       ir::Stmt window = for_each_tap(axes, out_pos, [&](const std::vector<Expr>&, const std::vector<Expr>& input_pos) {
-        std::vector<Expr> x_index = {out_index[0], out_index[1]};
+        std::vector<Expr> x_index = {out_index[0]};
+        if (!last) x_index.push_back(c);
         x_index.insert(x_index.end(), input_pos.begin(), input_pos.end());
+        if (last) x_index.push_back(c);
         return acc.set(reduction.combine(acc.value(), ir::load(x, x_index)));
       });
       Expr result = reduction.finish(acc.value(), out_pos);
@@ -82,19 +110,17 @@ LoweredOp lower_pool(const Graph& g, const Node& node, KernelBuilder& kb, const 
 // Window geometry of MaxPool, AveragePool and LpPool (kernel_shape, strides, pads,
 // auto_pad, ceil_mode, dilations) for input 0.
 std::vector<WindowAxis> pool_window(const Graph& g, const Node& node) {
-  const std::vector<int64_t>& x_shape = g.tensor(node.inputs[0]).shape;
-  std::vector<int64_t> input_extents(x_shape.begin() + 2, x_shape.end());
+  std::vector<int64_t> input_extents = spatial_extents(node, g.tensor(node.inputs[0]).shape);
   std::vector<int64_t> kernel = pooling_kernel_shape(node, input_extents.size());
   return resolve_window(node, input_extents, kernel, WindowKind::kPooling);
 }
 
 // One window covering each spatial axis whole.
 std::vector<WindowAxis> global_window(const Graph& g, const Node& node) {
-  const std::vector<int64_t>& x_shape = g.tensor(node.inputs[0]).shape;
   std::vector<WindowAxis> axes;
-  for (size_t i = 2; i < x_shape.size(); ++i) {
+  for (int64_t extent : spatial_extents(node, g.tensor(node.inputs[0]).shape)) {
     WindowAxis axis;
-    axis.input = axis.kernel = x_shape[i];
+    axis.input = axis.kernel = extent;
     axis.output = 1;
     axes.push_back(axis);
   }
@@ -109,7 +135,7 @@ std::vector<WindowAxis> window_of(const Graph& g, const Node& node) {
 
 void set_pool_output(Graph& g, const Node& node, const std::vector<WindowAxis>& axes) {
   const Tensor& x = g.tensor(node.inputs[0]);
-  set_output(g, node, 0, x.dtype, windowed_output_shape(x.shape, x.shape[1], axes));
+  set_output(g, node, 0, x.dtype, pool_output_shape(node, x.shape, axes));
 }
 
 // ---------------------------------------------------------------- MaxPool, GlobalMaxPool
