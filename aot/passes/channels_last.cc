@@ -165,8 +165,31 @@ class ChannelsLast {
 
   // ------------------------------------------------------------ 2. moving transposes down
 
+  // Whether `shape` broadcasts to `to` without a change of rank (each extent equal or 1).
+  static bool broadcasts_to(const std::vector<int64_t>& shape, const std::vector<int64_t>& to) {
+    if (shape.size() != to.size()) return false;
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] != to[i] && shape[i] != 1) return false;
+    return true;
+  }
+
+  // Whether transposing `shape` by `perm` moves only axes of extent 1 (a view).
+  static bool moves_only_unit_axes(const std::vector<int64_t>& shape, const std::vector<int64_t>& perm) {
+    std::vector<int64_t> moved;
+    for (int64_t axis : perm)
+      if (shape[static_cast<size_t>(axis)] != 1) moved.push_back(axis);
+    return std::is_sorted(moved.begin(), moved.end());
+  }
+
+  static std::vector<int64_t> inverse(const std::vector<int64_t>& perm) {
+    std::vector<int64_t> inv(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+    return inv;
+  }
+
   // The elementwise entry of `n`, if a transpose can move below it: its other inputs are
-  // constants of one element, its activations have one shape and its output that shape.
+  // constants of one element, its activations broadcast to its output's shape (the SE
+  // block's [N, C, H, W] * [N, C, 1, 1]) without a change of rank.
   const Elementwise* elementwise(const Node& n) const {
     if (!n.body.empty() || n.outputs.size() != 1 || n.outputs[0] == kNoTensor) return nullptr;
     for (const Elementwise& e : kElementwise) {
@@ -177,7 +200,7 @@ class ChannelsLast {
         if (n.inputs[i] == kNoTensor) continue;
         bool activation = std::count(e.activations.begin(), e.activations.end(), i) > 0;
         const Tensor& t = g_.tensor(n.inputs[i]);
-        if (activation ? t.shape != g_.tensor(n.outputs[0]).shape : !(t.is_constant() && t.num_elements() == 1))
+        if (activation ? !broadcasts_to(t.shape, g_.tensor(n.outputs[0]).shape) : !(t.is_constant() && t.num_elements() == 1))
           return nullptr;
       }
       return &e;
@@ -218,16 +241,24 @@ class ChannelsLast {
       const Node& n = g_.nodes[k];
       const Elementwise* e = elementwise(n);
       if (!e) continue;
+      // Every activation transposed alike, or one that the transposed layout takes as a
+      // view (a [N, C, 1, 1] operand read channels-last as [N, 1, 1, C]).
       std::vector<int64_t> perm;
+      for (size_t i : e->activations)
+        if (const Node* t = transpose_of(n.inputs[i]); t && perm.empty()) perm = permutation(*t);
+      if (perm.empty()) continue;
       bool all_transposed = true, all_die = true;
       for (size_t i : e->activations) {
         const Node* t = transpose_of(n.inputs[i]);
-        if (!t || (!perm.empty() && permutation(*t) != perm)) {
+        if (t && permutation(*t) == perm) {
+          all_die &= !g_.is_graph_output(n.inputs[i]) && g_.consumers(n.inputs[i]).size() == 1;
+          continue;
+        }
+        const std::vector<int64_t>& shape = g_.tensor(n.inputs[i]).shape;
+        if (t || shape.size() != perm.size() || !moves_only_unit_axes(shape, inverse(perm))) {
           all_transposed = false;
           break;
         }
-        perm = permutation(*t);
-        all_die &= !g_.is_graph_output(n.inputs[i]) && g_.consumers(n.inputs[i]).size() == 1;
       }
       if (!all_transposed) continue;
       bool no_larger = g_.tensor(n.outputs[0]).dtype.bytes() <= g_.tensor(n.inputs[e->activations[0]]).dtype.bytes();
@@ -243,13 +274,23 @@ class ChannelsLast {
   // computed before.
   void sink_below(size_t k, const Elementwise& e, const std::vector<int64_t>& perm) {
     Node n = g_.nodes[k];
-    for (size_t i : e.activations) n.inputs[i] = transpose_of(n.inputs[i])->inputs[0];
+    std::vector<Node> before;  // views of the operands not transposed alike
+    for (size_t i : e.activations) {
+      const Node* t = transpose_of(n.inputs[i]);
+      if (t && permutation(*t) == perm) {
+        n.inputs[i] = t->inputs[0];
+      } else {
+        before.push_back(transpose(n.inputs[i], inverse(perm), g_.tensor(n.inputs[i]).name + "_moved"));
+        n.inputs[i] = before.back().outputs[0];
+      }
+    }
     TensorId result = n.outputs[0];
     n.outputs[0] = fresh_tensor(g_.tensor(result).name + "_moved");
     infer(n);
     Node back = transpose(n.outputs[0], perm, "", result);
     g_.nodes[k] = std::move(n);
     g_.nodes.insert(g_.nodes.begin() + static_cast<std::ptrdiff_t>(k) + 1, std::move(back));
+    g_.nodes.insert(g_.nodes.begin() + static_cast<std::ptrdiff_t>(k), before.begin(), before.end());
   }
 
   // ------------------------------------------------------------ 3. cancelling pairs

@@ -228,5 +228,31 @@ TEST(ChannelsLast, PoolingsBetweenConvolutionsFollow) {
   for (size_t i = 0; i < after.size(); ++i) EXPECT_NEAR(after[i], before[i], 1e-5 + 1e-5 * std::fabs(before[i])) << i;
 }
 
+// A squeeze-and-excitation block (x * sigmoid(conv(global pool(x))), the Mul broadcasting
+// [1, C, 1, 1] over [1, C, H, W]) stays channels-last: the Mul reads the scale as the view
+// [1, 1, 1, C] instead of standing between two transposes. Structure only: its views need
+// the full pipeline (mobilenet_v3 in tests/models runs such blocks end to end).
+TEST(ChannelsLast, BroadcastingMulOfAnExcitationStaysChannelsLast) {
+  GraphBuilder b;
+  TensorId x = b.input<float>("x", {1, 4, 6, 6}, random_floats(144, 31));
+  auto conv = [&](TensorId in, int64_t kernel, uint32_t seed) {
+    int64_t pad = kernel / 2;
+    return b.node("Conv", {in, b.constant("w", {4, 4, kernel, kernel}, random_floats(static_cast<size_t>(16 * kernel * kernel), seed))},
+                  {{"pads", std::vector<int64_t>(4, pad)}});
+  };
+  TensorId a = conv(x, 3, 32);
+  TensorId scale = b.node("Sigmoid", {conv(b.node("GlobalAveragePool", {a}), 1, 33)});
+  // A second scale from outside, [1, C, 1, 1] channels-first: read through a view.
+  TensorId given = b.input<float>("given", {1, 4, 1, 1}, random_floats(4, 35));
+  TensorId y = conv(b.node("Mul", {b.node("Mul", {a, scale}), given}), 3, 34);
+  b.graph.outputs = {y};
+  infer_shapes(b.graph);
+  channels_last(b.graph, with_features({"fpu"}));
+  remove_dead_nodes(b.graph);
+  EXPECT_EQ(ops(b.graph), (std::vector<std::string>{"Transpose", "Conv", "GlobalAveragePool", "Conv", "Sigmoid", "Mul",
+                                                     "Reshape", "Mul", "Conv", "Transpose"}));
+  EXPECT_EQ(b.graph.tensor(b.graph.nodes[6].outputs[0]).shape, (std::vector<int64_t>{1, 1, 1, 4}));
+}
+
 }  // namespace
 }  // namespace aotc
