@@ -22,6 +22,7 @@
 #include "lowering/kernels/conv_kernels.h"
 #include "lowering/kernels/fc_kernels.h"
 #include "lowering/ops/channel_constants.h"
+#include "lowering/ops/channel_header.h"
 #include "lowering/ops/convolution.h"
 #include "lowering/ops/reduction.h"
 #include "lowering/ops/tflite_common.h"
@@ -352,19 +353,17 @@ void infer_fc(Graph& g, Node& node) {
 // zero point moves into the bias at compile time: sum (x - zp) * w = sum x * w - zp * sum w.
 // Computed in 32-bit two's complement, as the kernel sums, so the result is the same bit
 // for bit, and the inner loop becomes a plain dot product. Empty when it does not apply.
-std::vector<double> folded_int8_bias(const Graph& g, const Node& node, const FcGeometry& f) {
+std::vector<int32_t> folded_int8_bias(const Graph& g, const Node& node, const FcGeometry& f) {
   const Tensor& filter = g.tensor(node.inputs[1]);
   TensorId bias = node.input(2);
   bool constant = filter.is_constant() && (bias == kNoTensor || g.tensor(bias).is_constant());
   if (!tflite::is_int8(g, node.inputs[0]) || !constant || tflite::zero_point_of(g, node.inputs[1]) != 0) return {};
-  int64_t zero_point = tflite::zero_point_of(g, node.inputs[0]);
-  std::vector<double> folded;
-  for (int64_t unit = 0; unit < f.units; ++unit) {
-    int64_t sum = bias == kNoTensor ? 0 : g.tensor(bias).element_as_int(unit);
-    for (int64_t d = 0; d < f.depth; ++d) sum -= zero_point * filter.element_as_int(unit * f.depth + d);
-    folded.push_back(static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(sum))));
-  }
-  return folded;
+  return folded_biases(bias == kNoTensor ? nullptr : &g.tensor(bias), f.units,
+                       static_cast<int32_t>(tflite::zero_point_of(g, node.inputs[0])), [&](int64_t unit) {
+                         int64_t sum = 0;
+                         for (int64_t d = 0; d < f.depth; ++d) sum += filter.element_as_int(unit * f.depth + d);
+                         return sum;
+                       });
 }
 
 // The layer as an FcProblem for the kernel strategy (lowering/kernels/fc_kernels.h): on a
@@ -382,8 +381,7 @@ LoweredOp lower_fc(const LowerContext& ctx) {
   p.filter = node.inputs[1];
   p.bias = node.input(2);
   p.output = node.outputs[0];
-  std::vector<double> folded = folded_int8_bias(g, node, f);
-  p.folded_bias.assign(folded.begin(), folded.end());
+  p.folded_bias = folded_int8_bias(g, node, f);
   p.float32_constant_filter = float32_constant_filter(ctx);
   if (!p.folded_bias.empty()) p.requantization = channel_requantization(g, node, node.outputs[0], f.units);
   p.planned_input = std::find(g.inputs.begin(), g.inputs.end(), node.inputs[0]) == g.inputs.end();
