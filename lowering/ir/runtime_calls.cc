@@ -21,6 +21,9 @@ namespace {
 struct RuntimeFunction {
   size_t arity;
   std::function<int64_t(const std::vector<int64_t>&)> evaluate;
+  // The arguments it writes through (a micro-kernel's output address: its last argument,
+  // but the copies' first; the host float kernels' output and scratch).
+  std::vector<size_t> writes = {};
 };
 
 // Integer arguments arrive as int64 and are narrowed to the C function's int32; an address
@@ -68,13 +71,13 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
        {4, [](Args a) {
           aotc_dot_s8_1x4(pointer<const int8_t>(a[0]), pointer<const int32_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
           return int64_t{0};
-        }}},
+        }, {3}}},
       {"aotc_dot_s8_2x2",
        {5, [](Args a) {
           aotc_dot_s8_2x2(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), pointer<const int32_t>(a[2]), i32(a[3]),
                           pointer<int32_t>(a[4]));
           return int64_t{0};
-        }}},
+        }, {4}}},
       {"aotc_mve_conv_s8",
        {15, [](Args a) {
           aotc_mve_conv_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), pointer<const int8_t>(a[4]), i32(a[5]),
@@ -82,7 +85,7 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
                            pointer<const int32_t>(a[9]), i32(a[10]), i32(a[11]), i32(a[12]), i32(a[13]),
                            pointer<int8_t>(a[14]));
           return int64_t{0};
-        }}},
+        }, {14}}},
       {"aotc_mve_depthwise_s8",
        {17, [](Args a) {
           aotc_mve_depthwise_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]), i32(a[6]),
@@ -90,40 +93,40 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
                                 pointer<const int32_t>(a[10]), pointer<const int32_t>(a[11]), i32(a[12]), i32(a[13]),
                                 i32(a[14]), i32(a[15]), pointer<int8_t>(a[16]));
           return int64_t{0};
-        }}},
+        }, {16}}},
       {"aotc_mve_add_s8",
        {15, [](Args a) {
           aotc_mve_add_s8(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]),
                           i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]), i32(a[12]), i32(a[13]),
                           pointer<int8_t>(a[14]));
           return int64_t{0};
-        }}},
+        }, {14}}},
       {"aotc_mve_window_sum_s8",
        {6, [](Args a) {
           aotc_mve_window_sum_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), pointer<int32_t>(a[5]));
           return int64_t{0};
-        }}},
+        }, {5}}},
       {"aotc_mve_copy_s8",
        {3, [](Args a) {
           aotc_mve_copy_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]));
           return int64_t{0};
-        }}},
+        }, {0}}},
       {"aotc_mve_fill_s8",
        {3, [](Args a) {
           aotc_mve_fill_s8(pointer<int8_t>(a[0]), i32(a[1]), i32(a[2]));
           return int64_t{0};
-        }}},
+        }, {0}}},
       {"aotc_mve_band_row_s8",
        {8, [](Args a) {
           aotc_mve_band_row_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]),
                                i32(a[6]), i32(a[7]));
           return int64_t{0};
-        }}},
+        }, {0}}},
       {"aotc_mve_gather_s8",
        {5, [](Args a) {
           aotc_mve_gather_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]));
           return int64_t{0};
-        }}},
+        }, {0}}},
       {"aotc_dot_s8_1x4_aligned",
        {4, [](Args a) {
           aotc_dot_s8_1x4_aligned(pointer<const int8_t>(a[0]), pointer<const int32_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
@@ -156,14 +159,14 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
                         i32(a[5]), i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]), i32(a[12]),
                         i32(a[13]), i32(a[14]), pointer<float>(a[15]));
           return int64_t{0};
-        }}},
+        }, {1, 15}}},
       {"aotc_depthwise_f32",
        {15, [](Args a) {
           aotc_depthwise_f32(pointer<const float>(a[0]), pointer<float>(a[1]), pointer<const float>(a[2]), i32(a[3]),
                              i32(a[4]), i32(a[5]), i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]),
                              i32(a[12]), i32(a[13]), pointer<float>(a[14]));
           return int64_t{0};
-        }}},
+        }, {1, 14}}},
       {"aotc_dot_f32_4x4",
        {7, [](Args a) {
           aotc_dot_f32_4x4(pointer<const float>(a[0]), pointer<const float>(a[1]), pointer<const float>(a[2]),
@@ -192,25 +195,25 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
           aotc_dot_f32(pointer<const float>(a[0]), i32(a[1]), pointer<const float>(a[2]), i32(a[3]), i32(a[4]),
                        pointer<float>(a[5]));
           return int64_t{0};
-        }}},
+        }, {5}}},
       {"aotc_dot_s8_s8",
        {8, [](Args a) {
           aotc_dot_s8_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), pointer<const int8_t>(a[3]), i32(a[4]),
                          i32(a[5]), i32(a[6]), pointer<int32_t>(a[7]));
           return int64_t{0};
-        }}},
+        }, {7}}},
       {"aotc_dot_u8_u8",
        {8, [](Args a) {
           aotc_dot_u8_u8(pointer<const uint8_t>(a[0]), i32(a[1]), i32(a[2]), pointer<const uint8_t>(a[3]), i32(a[4]),
                          i32(a[5]), i32(a[6]), pointer<int32_t>(a[7]));
           return int64_t{0};
-        }}},
+        }, {7}}},
       {"aotc_dot_u8_s8",
        {8, [](Args a) {
           aotc_dot_u8_s8(pointer<const uint8_t>(a[0]), i32(a[1]), i32(a[2]), pointer<const int8_t>(a[3]), i32(a[4]),
                          i32(a[5]), i32(a[6]), pointer<int32_t>(a[7]));
           return int64_t{0};
-        }}},
+        }, {7}}},
       // aotc_elementwise.h: unsigned values arrive and leave as their bits.
       {"aotc_shift_left_u32", {2, [](Args a) { return int64_t{aotc_shift_left_u32(u32(a[0]), u32(a[1]))}; }}},
       {"aotc_shift_right_u32", {2, [](Args a) { return int64_t{aotc_shift_right_u32(u32(a[0]), u32(a[1]))}; }}},
@@ -415,16 +418,10 @@ Expr float64_to_float16(Expr value) {
 }
 
 bool runtime_call_writes_argument(const std::string& name, size_t index) {
-  // The arguments each micro-kernel writes (its last, but for the copies: the first; the
-  // host float kernels: the output and the scratch).
-  static const std::map<std::string, std::vector<size_t>> kWritten = {
-      {"aotc_dot_s8_2x2", {4}},  {"aotc_dot_s8_1x4", {3}},  {"aotc_mve_conv_s8", {14}},
-      {"aotc_mve_depthwise_s8", {16}}, {"aotc_mve_add_s8", {14}}, {"aotc_mve_copy_s8", {0}},
-      {"aotc_mve_band_row_s8", {0}}, {"aotc_mve_gather_s8", {0}}, {"aotc_mve_window_sum_s8", {5}},
-      {"aotc_mve_fill_s8", {0}}, {"aotc_conv_f32", {1, 15}}, {"aotc_depthwise_f32", {1, 14}},
-      {"aotc_dot_f32", {5}}, {"aotc_dot_s8_s8", {7}}, {"aotc_dot_u8_u8", {7}}, {"aotc_dot_u8_s8", {7}}};
-  auto it = kWritten.find(name);
-  return it != kWritten.end() && std::find(it->second.begin(), it->second.end(), index) != it->second.end();
+  auto it = runtime_functions().find(name);
+  if (it == runtime_functions().end()) return false;
+  const std::vector<size_t>& writes = it->second.writes;
+  return std::find(writes.begin(), writes.end(), index) != writes.end();
 }
 
 bool evaluate_runtime_call(const std::string& name, const std::vector<int64_t>& args, int64_t* result) {
