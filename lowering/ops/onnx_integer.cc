@@ -17,6 +17,7 @@
 #include <cmath>
 #include <limits>
 
+#include "lowering/kernels/conv_kernels.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/ops/convolution.h"
 #include "lowering/ops/kernel_builder.h"
@@ -190,20 +191,24 @@ class IntegerConvArithmetic : public ConvArithmetic {
   std::function<Expr(const Expr&)> w_zero_point_;
 };
 
+// A ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h); with run-time
+// zero points and an int32 result no register-block kernel applies, so it takes the
+// generic loops ("portable.conv").
 LoweredOp lower_conv_integer(const Graph& g, const Node& node, KernelBuilder& kb) {
-  ConvGeometry geo = integer_conv_geometry(g, node);
-  ConvOperands ops;
-  ops.input = kb.input(0, "x");
-  ops.filter = kb.input(1, "w");
-  ops.output = kb.output(0, "y");
-  ops.input_tensor = node.inputs[0];
-  int64_t terms = geo.in_per_group();
-  for (const WindowAxis& axis : geo.axes) terms *= axis.kernel;
+  ConvProblem p;
+  p.geometry = integer_conv_geometry(g, node);
+  int64_t terms = p.geometry.in_per_group();
+  for (const WindowAxis& axis : p.geometry.axes) terms *= axis.kernel;
   Expr x_zero_point = zero_point_at(kb, node, 2, "x_zero_point", {});
   IntegerConvArithmetic arithmetic(sum_type(terms), x_zero_point, [&kb, &node](const Expr& oc) {
     return zero_point_at(kb, node, 3, "w_zero_point", {oc});
   });
-  return kb.finish(lower_convolution(kb, geo, arithmetic, ops));
+  p.arithmetic = &arithmetic;
+  p.input = node.inputs[0];
+  p.filter = node.inputs[1];
+  p.output = node.outputs[0];
+  p.input_name = "x", p.filter_name = "w", p.output_name = "y";
+  return build_conv_kernel(kb, p);
 }
 
 // ---------------------------------------------------------------- DynamicQuantizeLinear
