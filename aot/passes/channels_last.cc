@@ -16,8 +16,9 @@
 //      reordered at compile time) between a Transpose of its input to NHWC and a
 //      Transpose of its result back to the NCHW tensor the model names; so does every 2-D
 //      pooling without an Indices output (MaxPool, AveragePool, their global forms, and
-//      aotc.QLinearAveragePool, a QDQ average pooling: loops that take either layout) when
-//      any convolution did, so that it does not stand between two of them.
+//      aotc.QLinearAveragePool, a QDQ average pooling: loops that take either layout) that
+//      reads such a convolution's result (directly or through a Relu, a Clip...), so that
+//      it does not stand between two of them.
 //   2. A Transpose moves below an elementwise operator (QuantizeLinear, Relu, Clip, a
 //      QLinearAdd or Add of two operands transposed alike, ...) when the move costs nothing:
 //      the operator's result is no larger than its input, or the move leads to a transpose
@@ -111,15 +112,34 @@ class ChannelsLast {
     return kPoolings.count(n.op) && one_output && free_of_layout(n);
   }
 
-  // The convolutions the target prefers channels-last, and, when there are any, the
-  // poolings (layout-neutral loops that then sit between converted convolutions without
+  // Whether the input of node k comes from a node already marked in `convert`, directly or
+  // through elementwise operators of one activation (a Relu, a Clip) that the transposes
+  // will move below.
+  bool fed_by_converted(size_t k, const std::vector<bool>& convert) const {
+    TensorId t = g_.nodes[k].inputs[0];
+    for (int steps = 0; steps < 8; ++steps) {
+      int producer = -1;
+      for (size_t j = 0; j < k; ++j)
+        if (std::find(g_.nodes[j].outputs.begin(), g_.nodes[j].outputs.end(), t) != g_.nodes[j].outputs.end())
+          producer = static_cast<int>(j);
+      if (producer < 0) return false;
+      if (convert[static_cast<size_t>(producer)]) return true;
+      const Elementwise* e = elementwise(g_.nodes[static_cast<size_t>(producer)]);
+      if (!e || e->activations.size() != 1) return false;
+      t = g_.nodes[static_cast<size_t>(producer)].inputs[e->activations[0]];
+    }
+    return false;
+  }
+
+  // The convolutions the target prefers channels-last, and the poolings their results
+  // reach (layout-neutral loops that then sit between converted convolutions without
   // transposes of their own).
   void convert_convolutions() {
     std::vector<bool> convert(g_.nodes.size(), false);
     bool any = false;
     for (size_t k = 0; k < g_.nodes.size(); ++k) any |= convert[k] = convertible_convolution(g_.nodes[k]);
     if (!any) return;
-    for (size_t k = 0; k < g_.nodes.size(); ++k) convert[k] = convert[k] || follows(g_.nodes[k]);
+    for (size_t k = 0; k < g_.nodes.size(); ++k) convert[k] = convert[k] || (follows(g_.nodes[k]) && fed_by_converted(k, convert));
     std::vector<Node> nodes;
     for (size_t k = 0; k < g_.nodes.size(); ++k) {
       Node& n = g_.nodes[k];
