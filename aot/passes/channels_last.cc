@@ -274,8 +274,13 @@ class ChannelsLast {
           all_die &= !g_.is_graph_output(n.inputs[i]) && g_.consumers(n.inputs[i]).size() == 1;
           continue;
         }
-        const std::vector<int64_t>& shape = g_.tensor(n.inputs[i]).shape;
-        if (t || shape.size() != perm.size() || !moves_only_unit_axes(shape, inverse(perm))) {
+        // Only a broadcast operand (fewer elements than the result) comes in as a view: an
+        // operand of the result's own size that is a view both ways ([N, C, 1, 1] and
+        // [N, 1, 1, C]) would move the transposes back and forth without end.
+        const Tensor& operand = g_.tensor(n.inputs[i]);
+        const std::vector<int64_t>& shape = operand.shape;
+        if (t || shape.size() != perm.size() || operand.num_elements() >= g_.tensor(n.outputs[0]).num_elements() ||
+            !moves_only_unit_axes(shape, inverse(perm))) {
           all_transposed = false;
           break;
         }

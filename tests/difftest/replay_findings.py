@@ -33,7 +33,10 @@ def replay(aotc, d):
         if os.path.exists(args_file):
             with open(args_file) as f:
                 cmd += shlex.split(f.read())
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            return ["aotc run did not finish in 300 s"]
         if p.returncode != 0:
             return [f"aotc run exited {p.returncode}: {p.stderr.strip()}"]
         return [f"output {i}: {why}" for i, (e, a) in enumerate(zip(expected, actual))

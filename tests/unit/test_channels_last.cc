@@ -257,5 +257,22 @@ TEST(ChannelsLast, BroadcastingMulOfAnExcitationStaysChannelsLast) {
   EXPECT_EQ(b.graph.tensor(b.graph.nodes[6].outputs[0]).shape, (std::vector<int64_t>{1, 1, 1, 4}));
 }
 
+// An Add of two [1, C, 1, 1] tensors, a pooled channels-last result and an input: each is a
+// view of the other's layout, so moving the transposes below the Add and back would never
+// end (difftest seeds 1090310, 1090647, 1090740 hung aotc). The pass finishes and leaves the
+// Add channels-first (tests/difftest/findings/excitation_of_one_pixel checks the values).
+TEST(ChannelsLast, AnAddOfOnePixelTensorsDoesNotMoveTransposesForever) {
+  GraphBuilder b;
+  TensorId x = b.input<float>("x", {1, 4, 3, 3}, random_floats(36, 41));
+  TensorId c = b.node("Conv", {x, b.constant("w", {4, 4, 1, 1}, random_floats(16, 42))});
+  TensorId p = b.node("GlobalAveragePool", {c});
+  TensorId y = b.node("Add", {p, b.input<float>("s", {1, 4, 1, 1}, random_floats(4, 43))});
+  b.graph.outputs = {y};
+  infer_shapes(b.graph);
+  channels_last(b.graph, with_features({"fpu"}));
+  remove_dead_nodes(b.graph);
+  EXPECT_EQ(ops(b.graph), (std::vector<std::string>{"Transpose", "Conv", "GlobalAveragePool", "Reshape", "Add"}));
+}
+
 }  // namespace
 }  // namespace aotc

@@ -153,6 +153,23 @@ def layer_norm_large_group():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), [x]
 
 
+def excitation_of_one_pixel():
+    """Seeds 1090310, 1090647, 1090740 (--target cortex-m4): the channels_last pass moved the
+    transposes of an Add of two [1, C, 1, 1] tensors (a pooled, channels-last result and a
+    tensor that is a view either way) back and forth without end: aotc never finished. Only a
+    broadcast operand, smaller than the result, is read as a view now."""
+    rng = np.random.default_rng(1090647)
+    x = rng.standard_normal([1, 4, 3, 3]).astype(np.float32)
+    s = rng.standard_normal([1, 4, 1, 1]).astype(np.float32)
+    w = numpy_helper.from_array(rng.standard_normal([4, 4, 1, 1]).astype(np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+         helper.make_node("GlobalAveragePool", ["c"], ["p"], name="pool"),
+         helper.make_node("Add", ["p", "s"], ["y"], name="add")],
+        "excitation_of_one_pixel", [f32("x", [1, 4, 3, 3]), f32("s", [1, 4, 1, 1])], [f32("y", [1, 4, 1, 1])], [w])
+    return helper.make_model(graph, opset_imports=OPSET), [x, s]
+
+
 FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
             "constant_also_output": (constant_also_output, ""),
             "two_outputs_view_one_tensor": (two_outputs_view_one_tensor, ""),
@@ -161,7 +178,8 @@ FINDINGS = {"graph_input_also_output": (graph_input_also_output, ""),
             "if_output_two_views": (if_output_two_views, ""),
             "if_output_two_views_io_in_arena": (if_output_two_views, "--io-in-arena"),
             "folded_outputs_read_later": (folded_outputs_read_later, ""),
-            "layer_norm_large_group": (layer_norm_large_group, "")}
+            "layer_norm_large_group": (layer_norm_large_group, ""),
+            "excitation_of_one_pixel": (excitation_of_one_pixel, "--target cortex-m4")}
 
 
 def main():
