@@ -118,10 +118,7 @@ class ChannelsLast {
   bool fed_by_converted(size_t k, const std::vector<bool>& convert) const {
     TensorId t = g_.nodes[k].inputs[0];
     for (int steps = 0; steps < 8; ++steps) {
-      int producer = -1;
-      for (size_t j = 0; j < k; ++j)
-        if (std::find(g_.nodes[j].outputs.begin(), g_.nodes[j].outputs.end(), t) != g_.nodes[j].outputs.end())
-          producer = static_cast<int>(j);
+      int producer = producer_of(t);
       if (producer < 0) return false;
       if (convert[static_cast<size_t>(producer)]) return true;
       const Elementwise* e = elementwise(g_.nodes[static_cast<size_t>(producer)]);
@@ -230,9 +227,16 @@ class ChannelsLast {
 
   // The Transpose node that computes `t`, or null.
   const Node* transpose_of(TensorId t) const {
-    for (const Node& n : g_.nodes)
-      if (n.op == "Transpose" && n.outputs[0] == t) return &n;
-    return nullptr;
+    int k = producer_of(t);
+    return k >= 0 && g_.nodes[static_cast<size_t>(k)].op == "Transpose" ? &g_.nodes[static_cast<size_t>(k)] : nullptr;
+  }
+
+  // The index of the node that computes `t`, or -1 (an input, a constant).
+  int producer_of(TensorId t) const {
+    for (size_t k = 0; k < g_.nodes.size(); ++k)
+      if (std::find(g_.nodes[k].outputs.begin(), g_.nodes[k].outputs.end(), t) != g_.nodes[k].outputs.end())
+        return static_cast<int>(k);
+    return -1;
   }
 
   // Whether a transpose of `perm` placed on `t` would disappear: every reader of `t` is a
@@ -366,11 +370,7 @@ class ChannelsLast {
   void reshape_trivial_transposes() {
     for (Node& n : g_.nodes) {
       if (n.op != "Transpose" || !n.body.empty()) continue;
-      const Tensor& in = g_.tensor(n.inputs[0]);
-      std::vector<int64_t> moved;  // the axes of extent > 1, in the order the result has them
-      for (int64_t axis : permutation(n))
-        if (in.shape[static_cast<size_t>(axis)] != 1) moved.push_back(axis);
-      if (!std::is_sorted(moved.begin(), moved.end())) continue;
+      if (!moves_only_unit_axes(g_.tensor(n.inputs[0]).shape, permutation(n))) continue;
       const std::vector<int64_t>& shape = g_.tensor(n.outputs[0]).shape;
       std::vector<uint8_t> bytes(shape.size() * 8);
       for (size_t i = 0; i < shape.size(); ++i)

@@ -56,7 +56,7 @@ QuantizedMultiplier effective_scale(float a, float b, float c) {
 // layer into the gate's Q3.12 input (CalculateOpDataFullyConnected), whose per-tensor
 // weights' scale multiplies the input's in float first (GetQuantizedConvolutionMultipler).
 QuantizedMultiplier gate_scale(const Graph& g, TensorId input, TensorId weights) {
-  if (g.tensor(weights).quant.scale.size() == 1)
+  if (!tflite::is_per_channel(g, weights))
     return tflite::per_tensor_product_multiplier(float_scale(g, input), float_scale(g, weights), kGateInputScale);
   return effective_scale(float_scale(g, input), float_scale(g, weights), kGateInputScale);
 }
