@@ -17,6 +17,7 @@
 #include "aotc_npu_ref.h"
 
 #include "aotc_quant.h"
+#include "aotc_quant_onnx.h"
 
 #define HEADER_BYTES (4u * AOTC_NPU_REF_HEADER_WORDS)
 #define RECORD_HEADER AOTC_NPU_REF_CHANNEL_RECORD_HEADER_BYTES
@@ -96,18 +97,44 @@ static const uint8_t kLayouts[L_COUNT][S_COUNT] = {
                [S_ACT_MIN] = AOTC_NPU_REF_F_MUL_ACT_MIN, [S_ACT_MAX] = AOTC_NPU_REF_F_MUL_ACT_MAX},
 };
 
-/* Per opcode: its word count and layout (words 0: not an opcode). */
+/* How a command turns an int32 sum into its output scale: TFLite's fixed-point multiplier
+ * (every opcode of 1.0) or ONNX's single rounding, ties to even (the _EVEN opcodes of
+ * 1.1), each with the range of shifts the validator accepts and the kernels bound to. */
+typedef int32_t (*requantizer)(int32_t acc, int32_t multiplier, int32_t shift);
+static int32_t requantize_tflite(int32_t acc, int32_t multiplier, int32_t shift) {
+  return aotc_mul_by_quantized_multiplier(acc, multiplier, shift);
+}
+static int32_t requantize_even(int32_t acc, int32_t multiplier, int32_t shift) {
+  return aotc_onnx_requantize(acc, multiplier, shift);
+}
+enum rounding { R_TFLITE, R_EVEN, R_COUNT };
+static const struct {
+  int32_t min_shift, max_shift;
+  requantizer requantize;
+} kRoundings[R_COUNT] = {
+    [R_TFLITE] = {-AOTC_NPU_REF_MAX_SHIFT, AOTC_NPU_REF_MAX_SHIFT, requantize_tflite},
+    [R_EVEN] = {0, AOTC_NPU_REF_MAX_EVEN_SHIFT, requantize_even},
+};
+
+/* Per opcode: its word count and layout, the minor version that introduced it, whether it
+ * is a depthwise convolution, and its rounding (words 0: not an opcode). */
 static const struct {
   uint8_t words;
   uint8_t layout;
-} kOps[] = {{0, 0},
-            {AOTC_NPU_REF_CONV_WORDS, L_CONV},
-            {AOTC_NPU_REF_CONV_WORDS, L_CONV},
-            {AOTC_NPU_REF_FC_WORDS, L_FC},
-            {AOTC_NPU_REF_POOL_WORDS, L_POOL},
-            {AOTC_NPU_REF_POOL_WORDS, L_POOL},
-            {AOTC_NPU_REF_ADD_WORDS, L_ADD},
-            {AOTC_NPU_REF_MUL_WORDS, L_MUL}};
+  uint8_t minor;
+  uint8_t depthwise;
+  uint8_t rounding;
+} kOps[] = {{0, 0, 0, 0, R_TFLITE},
+            {AOTC_NPU_REF_CONV_WORDS, L_CONV, 0, 0, R_TFLITE},
+            {AOTC_NPU_REF_CONV_WORDS, L_CONV, 0, 1, R_TFLITE},
+            {AOTC_NPU_REF_FC_WORDS, L_FC, 0, 0, R_TFLITE},
+            {AOTC_NPU_REF_POOL_WORDS, L_POOL, 0, 0, R_TFLITE},
+            {AOTC_NPU_REF_POOL_WORDS, L_POOL, 0, 0, R_TFLITE},
+            {AOTC_NPU_REF_ADD_WORDS, L_ADD, 0, 0, R_TFLITE},
+            {AOTC_NPU_REF_MUL_WORDS, L_MUL, 0, 0, R_TFLITE},
+            {AOTC_NPU_REF_CONV_WORDS, L_CONV, 1, 0, R_EVEN},
+            {AOTC_NPU_REF_CONV_WORDS, L_CONV, 1, 1, R_EVEN},
+            {AOTC_NPU_REF_FC_WORDS, L_FC, 1, 0, R_EVEN}};
 #define OPCODE_LIMIT (sizeof(kOps) / sizeof(kOps[0]))
 
 typedef struct command {
@@ -116,7 +143,7 @@ typedef struct command {
 } command;
 
 /* A command's sizes, from its decoded shape: each operand's bytes (0: no such operand),
- * and for CONV2D, DEPTHWISE_CONV2D and FULLY_CONNECTED the taps per output element and
+ * and for the opcodes with channel records (is_conv) the taps per output element and
  * the bytes of a channel record. Up to 2^49 before validation has bounded them. */
 typedef struct extent {
   uint64_t bytes[OPD_COUNT];
@@ -136,8 +163,13 @@ static int32_t to_i32(uint32_t u) {
   return u <= 0x7FFFFFFFu ? (int32_t)u : (int32_t)(u - 0x80000000u) + INT32_MIN;
 }
 
+/* CONV2D, DEPTHWISE_CONV2D, FULLY_CONNECTED and their _EVEN twins: the opcodes with
+ * channel records. */
 static int is_conv(uint32_t opcode) {
-  return opcode <= AOTC_NPU_REF_OP_FULLY_CONNECTED;
+  return kOps[opcode].layout == L_CONV || kOps[opcode].layout == L_FC;
+}
+static int is_depthwise(uint32_t opcode) {
+  return kOps[opcode].depthwise;
 }
 static int is_pool(uint32_t opcode) {
   return opcode == AOTC_NPU_REF_OP_AVG_POOL || opcode == AOTC_NPU_REF_OP_MAX_POOL;
@@ -176,7 +208,7 @@ static void measure(const command* cmd, extent* e) {
   e->record = 0;
   e->bytes[OPD_PAR] = 0;
   if (is_conv(cmd->opcode)) {
-    uint64_t channels = cmd->opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D ? 1u : f[S_C];
+    uint64_t channels = is_depthwise(cmd->opcode) ? 1u : f[S_C];
     e->taps = (uint64_t)f[S_KERNEL_H] * f[S_KERNEL_W] * channels;
     e->record = RECORD_HEADER + ((e->taps + 3u) & ~(uint64_t)3u);
     e->bytes[OPD_PAR] = e->record * f[S_OUT_C];
@@ -208,7 +240,7 @@ static int32_t check_shape(const command* cmd) {
     if ((f[s] == 0 && s < S_PAD_TOP) || f[s] > AOTC_NPU_REF_MAX_WINDOW) return AOTC_NPU_REF_ERR_SHAPE;
   }
   if (f[S_OUT_N] != f[S_N]) return AOTC_NPU_REF_ERR_SHAPE;
-  if (cmd->opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D && f[S_OUT_C] % f[S_C] != 0) return AOTC_NPU_REF_ERR_SHAPE;
+  if (is_depthwise(cmd->opcode) && f[S_OUT_C] % f[S_C] != 0) return AOTC_NPU_REF_ERR_SHAPE;
   if (is_pool(cmd->opcode) &&
       (!windows_overlap(f[S_H], f[S_OUT_H], f[S_KERNEL_H], f[S_STRIDE_H], f[S_PAD_TOP]) ||
        !windows_overlap(f[S_W], f[S_OUT_W], f[S_KERNEL_W], f[S_STRIDE_W], f[S_PAD_LEFT]))) {
@@ -258,9 +290,12 @@ static int32_t check_parameters(const command* cmd, const extent* e, const aotc_
   }
   if (is_conv(cmd->opcode)) {
     const uint8_t* record = (const uint8_t*)regions[cmd->f[S_PAR_REGION]].base + cmd->f[S_PAR_AT];
+    const int32_t min_record_shift = kRoundings[kOps[cmd->opcode].rounding].min_shift;
+    const int32_t max_record_shift = kRoundings[kOps[cmd->opcode].rounding].max_shift;
     uint32_t oc;
     for (oc = 0; oc < cmd->f[S_OUT_C]; ++oc, record += e->record) {
-      if (to_i32(load32(record + 4)) < 0 || !in_range(to_i32(load32(record + 8)), -max_shift, max_shift)) {
+      if (to_i32(load32(record + 4)) < 0 ||
+          !in_range(to_i32(load32(record + 8)), min_record_shift, max_record_shift)) {
         return AOTC_NPU_REF_ERR_PARAMETER;
       }
     }
@@ -317,24 +352,27 @@ static int8_t clamp_output(int64_t v, const command* cmd) {
   return (int8_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
-/* requantize(acc) + output_offset, clamped; acc is the int32 sum's bits. A convolution's
- * per-channel shift is read from its parameter region while the job runs, and an earlier
- * command of the same job may have written that region after validation (fuzz_npu_stream
- * found a shift of -222 so): it is bounded to the validated range here, as a hardware
- * shift field is, so that any bytes give defined arithmetic (and a meaningless output,
- * which is that job's own doing). */
+/* requantize(acc) + output_offset, clamped, with the command's rounding; acc is the
+ * int32 sum's bits. A convolution's per-channel shift is read from its parameter region
+ * while the job runs, and an earlier command of the same job may have written that region
+ * after validation (fuzz_npu_stream found a shift of -222 so): it is bounded to the
+ * rounding's validated range here, as a hardware shift field is, so that any bytes give
+ * defined arithmetic (and a meaningless output, which is that job's own doing). A
+ * negative multiplier written so is defined arithmetic for both roundings. */
 static int8_t finish(uint32_t acc, int32_t multiplier, int32_t shift, const command* cmd) {
-  if (shift < -AOTC_NPU_REF_MAX_SHIFT) shift = -AOTC_NPU_REF_MAX_SHIFT;
-  if (shift > AOTC_NPU_REF_MAX_SHIFT) shift = AOTC_NPU_REF_MAX_SHIFT;
-  return clamp_output((int64_t)aotc_mul_by_quantized_multiplier(to_i32(acc), multiplier, shift) +
+  const int rounding = kOps[cmd->opcode].rounding;
+  if (shift < kRoundings[rounding].min_shift) shift = kRoundings[rounding].min_shift;
+  if (shift > kRoundings[rounding].max_shift) shift = kRoundings[rounding].max_shift;
+  return clamp_output((int64_t)kRoundings[rounding].requantize(to_i32(acc), multiplier, shift) +
                           sfield(cmd, S_OUT_OFFSET),
                       cmd);
 }
 
-/* CONV2D, DEPTHWISE_CONV2D and FULLY_CONNECTED (a 1x1 CONV2D). */
+/* CONV2D, DEPTHWISE_CONV2D and FULLY_CONNECTED (a 1x1 CONV2D), and their _EVEN twins
+ * (finish() rounds as the opcode says). */
 static void run_conv(const command* cmd, const extent* e, const int8_t* in, const uint8_t* params, int8_t* out) {
   const uint32_t* f = cmd->f;
-  const int depthwise = cmd->opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D;
+  const int depthwise = is_depthwise(cmd->opcode);
   const uint32_t depth_multiplier = f[S_OUT_C] / f[S_C];
   const uint32_t group = depthwise ? 1u : f[S_C]; /* input channels per output channel */
   const int32_t input_offset = sfield(cmd, S_IN1_OFFSET);
@@ -452,6 +490,7 @@ static void run_command(const command* cmd, const aotc_npu_region* regions) {
 static int32_t walk(const uint8_t* stream, size_t size, const aotc_npu_region* regions, size_t region_count,
                     int run) {
   const uint32_t commands = load32(stream + 12);
+  const uint32_t minor = load32(stream + 4) & 0xFFFFu;
   size_t at = HEADER_BYTES;
   uint32_t i;
   for (i = 0; i < commands; ++i) {
@@ -460,7 +499,8 @@ static int32_t walk(const uint8_t* stream, size_t size, const aotc_npu_region* r
     command cmd;
     int32_t status;
     if (at == size) return AOTC_NPU_REF_ERR_TRUNCATED;
-    if (opcode == 0 || opcode >= OPCODE_LIMIT) return AOTC_NPU_REF_ERR_OPCODE;
+    /* An opcode of a later minor version than the stream's is unknown to that stream. */
+    if (opcode == 0 || opcode >= OPCODE_LIMIT || kOps[opcode].minor > minor) return AOTC_NPU_REF_ERR_OPCODE;
     if ((first >> 16) != kOps[opcode].words) return AOTC_NPU_REF_ERR_WORD_COUNT;
     if (size - at < 4u * (size_t)kOps[opcode].words) return AOTC_NPU_REF_ERR_TRUNCATED;
     decode(stream + at, &cmd);

@@ -1,10 +1,12 @@
 /* aotc_npu_ref.h: the reference NPU that aotc defines, its command stream (format version
- * 1.0), and its driver.
+ * 1.1), and its driver.
  *
  * The reference NPU ("npu-ref", targets/npu-ref.toml) runs int8 convolutions, depthwise
  * convolutions, fully connected layers, average and max pooling, and elementwise ADD and
  * MUL, with TensorFlow Lite's integer arithmetic: per-channel requantization, activation
- * clamps and padding. aotc compiles each offloaded region of a model into one command
+ * clamps and padding. Since version 1.1 the convolutions and fully connected layers also
+ * come with ONNX's requantization (QLinearConv, QLinearMatMul: one rounding to nearest,
+ * ties to even), as the _EVEN opcodes. aotc compiles each offloaded region of a model into one command
  * stream; the driver (aotc_npu_ref.c, one generic C implementation for every model)
  * validates a stream against the region table it is given and then interprets it, bit for
  * bit as aotc's own int8 CPU kernels and TFLite Micro's reference kernels compute. A real
@@ -17,8 +19,10 @@
  * AOTC_NPU_REF_HEADER_WORDS words, then the commands, back to back, nothing after them.
  *
  *   header word 0  AOTC_NPU_REF_MAGIC ("ANPU" in memory)
- *   header word 1  version: major << 16 | minor (this header describes 1.0; a driver
- *                  accepts its own major version and any minor version up to its own)
+ *   header word 1  version: major << 16 | minor (this header describes 1.1; a driver
+ *                  accepts its own major version and any minor version up to its own,
+ *                  and in a stream of minor version v only the opcodes of versions up
+ *                  to 1.v: 1.0 has opcodes 1 to 7, 1.1 adds 8 to 10)
  *   header word 2  the stream's size in bytes (a multiple of 4, equal to the size given)
  *   header word 3  number of commands
  *   header word 4  number of regions the stream addresses (the table must have exactly
@@ -28,7 +32,10 @@
  *
  * Each command starts with one word, opcode | word_count << 16, where word_count is the
  * number of words of the command, this one included; in version 1 it is fixed per opcode
- * (AOTC_NPU_REF_*_WORDS). Fields are the words that follow, at the word indices given by
+ * (AOTC_NPU_REF_*_WORDS). The _EVEN opcodes CONV2D_EVEN, DEPTHWISE_CONV2D_EVEN and
+ * FULLY_CONNECTED_EVEN have the words, fields and channel records of CONV2D,
+ * DEPTHWISE_CONV2D and FULLY_CONNECTED; only the meaning of a record's multiplier and
+ * shift differs (see Arithmetic). Fields are the words that follow, at the word indices given by
  * the AOTC_NPU_REF_F_* constants below; signed fields are two's complement.
  *
  * A tensor operand is two words: the index of a region in the table, and a byte offset
@@ -39,9 +46,9 @@
  * from one operand: for each output channel in order, a *channel record* of
  *   int32 bias, int32 multiplier, int32 shift,
  *   then the channel's weights as int8, zero-padded to a multiple of 4 bytes:
- *     CONV2D: [KH][KW][C] (the channel's filter, TFLite's OHWI order)
- *     DEPTHWISE_CONV2D: [KH][KW] (the channel's taps)
- *     FULLY_CONNECTED: [in_features]
+ *     CONV2D(_EVEN): [KH][KW][C] (the channel's filter, TFLite's OHWI order)
+ *     DEPTHWISE_CONV2D(_EVEN): [KH][KW] (the channel's taps)
+ *     FULLY_CONNECTED(_EVEN): [in_features]
  * so a channel record is 12 + align4(taps) bytes: the NPU reads each output channel's
  * bias, requantization and weights in one sequential pass. (Per-tensor quantized layers
  * repeat the one multiplier and shift in every record; a layer without bias has 0.)
@@ -51,6 +58,11 @@
  * requantize(acc, m, s) is TFLite's MultiplyByQuantizedMultiplier: with l = max(s, 0)
  * and r = max(-s, 0), RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(acc * 2^l,
  * m), r) (aotc_mul_by_quantized_multiplier in aotc_quant.h, which the driver calls).
+ * requantize_even(acc, m, s), ONNX's requantization, is acc * m / 2^s (m >= 0, s in
+ * [0, AOTC_NPU_REF_MAX_EVEN_SHIFT]) formed exactly, rounded once to the nearest integer
+ * with ties to even, and saturated to int32 (aotc_onnx_requantize in aotc_quant_onnx.h,
+ * which the driver calls): with factor 1/2 (m = 1, s = 1), sums 1, 3, 5, -1, -3, -5
+ * give 0, 2, 2, 0, -2, -2.
  * clamp(v) = min(max(v, act_min), act_max).
  *
  * CONV2D: out[n, oy, ox, oc] = clamp(requantize(bias[oc] + sum over ky, kx, ic of
@@ -61,6 +73,8 @@
  *   multiplier) summing over ky, kx only, reading input channel ic = oc / M.
  * FULLY_CONNECTED: out[b, u] = clamp(requantize(bias[u] + sum over i of
  *   (in[b, i] + input_offset) * w[u, i], m[u], s[u]) + output_offset).
+ * CONV2D_EVEN, DEPTHWISE_CONV2D_EVEN, FULLY_CONNECTED_EVEN (1.1): as CONV2D,
+ *   DEPTHWISE_CONV2D, FULLY_CONNECTED with requantize_even for requantize.
  * AVG_POOL: the sum of the window's taps inside the input, divided by their count with
  *   rounding half away from zero ((sum + count / 2) / count for sum > 0, else
  *   (sum - count / 2) / count, in C's truncating division), then clamp. Input and output
@@ -80,7 +94,8 @@
  * aotc_npu_ref_validate checks the whole stream against the region table before anything
  * runs, and execution never touches memory outside the regions:
  *   - the header (magic, version, size, counts) and that the commands fill the stream
- *     exactly, each with a known opcode and its word count;
+ *     exactly, each with an opcode known to the stream's version (an _EVEN opcode in a
+ *     1.0 stream is AOTC_NPU_REF_ERR_OPCODE) and its word count;
  *   - every region index is below the table's size; every region of nonzero size has a
  *     non-null base aligned to AOTC_NPU_REF_ALIGNMENT;
  *   - every dimension is at least 1 and at most AOTC_NPU_REF_MAX_DIM (ADD's and MUL's
@@ -96,8 +111,9 @@
  *     over an input (the same address and size: element i is read before it is written);
  *   - parameters are in range: act_min <= act_max, both in [-128, 127]; input offsets in
  *     [-256, 256]; output offsets in [-256, 256]; shifts in [-31, 31] (also those of the
- *     channel records); ADD's left_shift in [0, 22]; multipliers are not negative (also
- *     those of the channel records).
+ *     channel records, except that the _EVEN opcodes' record shifts are in [0, 62]);
+ *     ADD's left_shift in [0, 22]; multipliers are not negative (also those of the
+ *     channel records).
  */
 #ifndef AOTC_NPU_REF_H_
 #define AOTC_NPU_REF_H_
@@ -113,7 +129,7 @@ extern "C" {
 
 #define AOTC_NPU_REF_MAGIC 0x55504E41u /* "ANPU" as little-endian bytes */
 #define AOTC_NPU_REF_VERSION_MAJOR 1u
-#define AOTC_NPU_REF_VERSION_MINOR 0u
+#define AOTC_NPU_REF_VERSION_MINOR 1u
 #define AOTC_NPU_REF_VERSION ((AOTC_NPU_REF_VERSION_MAJOR << 16) | AOTC_NPU_REF_VERSION_MINOR)
 #define AOTC_NPU_REF_HEADER_WORDS 6u
 
@@ -123,6 +139,7 @@ extern "C" {
 #define AOTC_NPU_REF_MAX_WINDOW 255u
 #define AOTC_NPU_REF_MAX_OFFSET 256
 #define AOTC_NPU_REF_MAX_SHIFT 31
+#define AOTC_NPU_REF_MAX_EVEN_SHIFT 62 /* of the _EVEN opcodes' channel records; the least is 0 */
 #define AOTC_NPU_REF_MAX_LEFT_SHIFT 22
 #define AOTC_NPU_REF_CHANNEL_RECORD_HEADER_BYTES 12u
 
@@ -134,10 +151,15 @@ enum aotc_npu_ref_opcode {
   AOTC_NPU_REF_OP_AVG_POOL = 4,
   AOTC_NPU_REF_OP_MAX_POOL = 5,
   AOTC_NPU_REF_OP_ADD = 6,
-  AOTC_NPU_REF_OP_MUL = 7
+  AOTC_NPU_REF_OP_MUL = 7,
+  /* 1.1: as CONV2D, DEPTHWISE_CONV2D, FULLY_CONNECTED, with ONNX's requantization. */
+  AOTC_NPU_REF_OP_CONV2D_EVEN = 8,
+  AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN = 9,
+  AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN = 10
 };
 
-/* ---- CONV2D and DEPTHWISE_CONV2D: word indices of the fields, and the word count. */
+/* ---- CONV2D, DEPTHWISE_CONV2D and their _EVEN twins: word indices of the fields, and the
+ * word count. */
 enum aotc_npu_ref_conv_field {
   AOTC_NPU_REF_F_CONV_INPUT_REGION = 1,
   AOTC_NPU_REF_F_CONV_INPUT_OFFSET = 2,
@@ -168,7 +190,7 @@ enum aotc_npu_ref_conv_field {
   AOTC_NPU_REF_CONV_WORDS = 27
 };
 
-/* ---- FULLY_CONNECTED: input [batches, in_features], output [batches, units]. */
+/* ---- FULLY_CONNECTED(_EVEN): input [batches, in_features], output [batches, units]. */
 enum aotc_npu_ref_fc_field {
   AOTC_NPU_REF_F_FC_INPUT_REGION = 1,
   AOTC_NPU_REF_F_FC_INPUT_OFFSET = 2,
@@ -261,7 +283,7 @@ enum aotc_npu_ref_status {
   AOTC_NPU_REF_ERR_SIZE = -4,          /* size not a multiple of 4, shorter than the header, or not the header's */
   AOTC_NPU_REF_ERR_TRUNCATED = -5,     /* a command runs past the end, or fewer commands than the header says */
   AOTC_NPU_REF_ERR_TRAILING = -6,      /* words after the last command */
-  AOTC_NPU_REF_ERR_OPCODE = -7,        /* an unknown opcode */
+  AOTC_NPU_REF_ERR_OPCODE = -7,        /* an unknown opcode, or one newer than the stream's version */
   AOTC_NPU_REF_ERR_WORD_COUNT = -8,    /* a command's word count is not its opcode's */
   AOTC_NPU_REF_ERR_REGION = -9,        /* a region index out of the table, a table of another size, a bad base */
   AOTC_NPU_REF_ERR_SHAPE = -10,        /* a zero or too large dimension, window, stride, padding; shapes disagree */
@@ -287,7 +309,7 @@ const char* aotc_npu_ref_status_string(int32_t status);
 
 /* What the driver has done since the last reset: commands run, multiply-accumulates
  * (output elements times taps per output, padding taps included, for CONV2D,
- * DEPTHWISE_CONV2D and FULLY_CONNECTED; 0 for the others), and bytes of operands read
+ * DEPTHWISE_CONV2D, FULLY_CONNECTED and their _EVEN twins; 0 for the others), and bytes of operands read
  * (inputs and parameters, once per command) and written (outputs). Jobs that fail
  * validation count nothing. */
 typedef struct aotc_npu_ref_counters {

@@ -23,7 +23,8 @@ typedef struct npu_operand {
 } npu_operand;
 
 /* CONV2D, DEPTHWISE_CONV2D, FULLY_CONNECTED (batches n, in_features c, units oc; the
- * spatial fields unused), AVG_POOL and MAX_POOL (oc, dilations, params and offsets unused). */
+ * spatial fields unused), their _EVEN twins, AVG_POOL and MAX_POOL (oc, dilations, params
+ * and offsets unused). */
 typedef struct npu_layer {
   uint32_t opcode;
   npu_operand input, output, params;
@@ -42,6 +43,21 @@ typedef struct npu_elementwise {
   int32_t output_multiplier, output_shift, output_offset, act_min, act_max;
 } npu_elementwise;
 
+/* The opcode classes whose layouts and channel records the builder writes alike. */
+static inline int npu_is_depthwise(uint32_t opcode) {
+  return opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D || opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN;
+}
+static inline int npu_is_fully_connected(uint32_t opcode) {
+  return opcode == AOTC_NPU_REF_OP_FULLY_CONNECTED || opcode == AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN;
+}
+static inline int npu_is_conv2d(uint32_t opcode) {
+  return opcode == AOTC_NPU_REF_OP_CONV2D || opcode == AOTC_NPU_REF_OP_CONV2D_EVEN;
+}
+/* The opcodes with channel records. */
+static inline int npu_has_records(uint32_t opcode) {
+  return npu_is_conv2d(opcode) || npu_is_depthwise(opcode) || npu_is_fully_connected(opcode);
+}
+
 static inline void npu_put32(uint8_t* at, uint32_t value) {
   at[0] = (uint8_t)value;
   at[1] = (uint8_t)(value >> 8);
@@ -53,7 +69,7 @@ static inline uint32_t npu_get32(const uint8_t* at) {
   return (uint32_t)at[0] | ((uint32_t)at[1] << 8) | ((uint32_t)at[2] << 16) | ((uint32_t)at[3] << 24);
 }
 
-/* A stream of no commands for a table of `region_count` regions. */
+/* A stream of no commands for a table of `region_count` regions, of this header's version. */
 static inline void npu_stream_begin(npu_stream* s, uint32_t region_count) {
   s->size = 4u * AOTC_NPU_REF_HEADER_WORDS;
   npu_put32(s->bytes + 0, AOTC_NPU_REF_MAGIC);
@@ -99,7 +115,7 @@ static inline void npu_put_input_output(uint32_t* w, const npu_layer* l) {
 
 static inline size_t npu_add_layer(npu_stream* s, const npu_layer* l) {
   uint32_t w[AOTC_NPU_REF_CONV_WORDS] = {0};
-  if (l->opcode == AOTC_NPU_REF_OP_CONV2D || l->opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D) {
+  if (npu_is_conv2d(l->opcode) || npu_is_depthwise(l->opcode)) {
     npu_put_input_output(w, l);
     w[AOTC_NPU_REF_F_CONV_OUTPUT_N] = l->n;
     w[AOTC_NPU_REF_F_CONV_OUTPUT_H] = l->oh;
@@ -121,7 +137,7 @@ static inline size_t npu_add_layer(npu_stream* s, const npu_layer* l) {
     w[AOTC_NPU_REF_F_CONV_ACT_MAX] = (uint32_t)l->act_max;
     return npu_stream_add(s, l->opcode, w, AOTC_NPU_REF_CONV_WORDS);
   }
-  if (l->opcode == AOTC_NPU_REF_OP_FULLY_CONNECTED) {
+  if (npu_is_fully_connected(l->opcode)) {
     w[AOTC_NPU_REF_F_FC_INPUT_REGION] = l->input.region;
     w[AOTC_NPU_REF_F_FC_INPUT_OFFSET] = l->input.offset;
     w[AOTC_NPU_REF_F_FC_BATCHES] = l->n;
@@ -195,8 +211,8 @@ static inline uint32_t npu_record_bytes(uint32_t taps) {
 
 /* The taps of a layer's channel record: KH*KW*C, KH*KW or in_features. */
 static inline uint32_t npu_layer_taps(const npu_layer* l) {
-  if (l->opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D) return l->kh * l->kw;
-  if (l->opcode == AOTC_NPU_REF_OP_FULLY_CONNECTED) return l->c;
+  if (npu_is_depthwise(l->opcode)) return l->kh * l->kw;
+  if (npu_is_fully_connected(l->opcode)) return l->c;
   return l->kh * l->kw * l->c;
 }
 

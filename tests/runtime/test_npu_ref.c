@@ -4,13 +4,16 @@
  * DepthwiseConvPerChannel, FullyConnected, AveragePool, MaxPool, integer_ops Add and Mul),
  * in TFLite's own tensor layouts; the tests pack the filters into the stream's channel
  * records as a compiler would. Then streams of several commands through a scratch
- * region, and ADD and MUL in place. Validation, counters and the driver interface:
- * test_npu_ref_faults.c. Prints "N passed, N failed" (check.h). */
+ * region, and ADD and MUL in place. The _EVEN opcodes (ONNX's rounding, format 1.1) on
+ * fixed cases whose outputs make_npu_even_cases.py computed from the header's definition
+ * (npu_even_cases.h), and on exact ties worked out by hand. Validation, counters and the
+ * driver interface: test_npu_ref_faults.c. Prints "N passed, N failed" (check.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "npu_even_cases.h"
 #include "npu_test_support.h"
 
 CHECK_DEFINE_COUNTERS;
@@ -560,6 +563,69 @@ static void test_multi_command(void) {
   npu_test_free_all();
 }
 
+/* ---- The _EVEN opcodes ------------------------------------------------------------------ */
+
+/* One layer of an _EVEN opcode: its records packed from `weights` (record order), input,
+ * records and output in regions of their own; checks the output against `expected`. */
+static void run_even_layer(npu_layer l, const int8_t* input, const int8_t* weights, const int32_t* bias,
+                           const int32_t* multiplier, const int32_t* shift, const int8_t* expected,
+                           const char* what) {
+  const uint32_t taps = npu_layer_taps(&l), in_bytes = input_bytes(&l), out_bytes = output_bytes(&l);
+  uint8_t* params = npu_test_alloc(l.oc * npu_record_bytes(taps));
+  int8_t* in = (int8_t*)npu_test_alloc(in_bytes);
+  int8_t* out = (int8_t*)npu_test_alloc(out_bytes);
+  aotc_npu_region regions[3];
+  npu_stream s;
+  uint32_t oc, at = 0;
+  for (oc = 0; oc < l.oc; ++oc) at += npu_write_record(params + at, bias[oc], multiplier[oc], shift[oc], weights + oc * taps, taps);
+  memcpy(in, input, in_bytes);
+  memset(out, 0x55, out_bytes);
+  l.params.region = 0, l.input.region = 1, l.output.region = 2;
+  regions[0] = npu_region(params, at, AOTC_NPU_REGION_READ_ONLY);
+  regions[1] = npu_region(in, in_bytes, AOTC_NPU_REGION_READ_ONLY);
+  regions[2] = npu_region(out, out_bytes, 0);
+  npu_stream_begin(&s, 3);
+  npu_add_layer(&s, &l);
+  CHECK_EQ_INT(AOTC_NPU_REF_OK, aotc_npu_ref_execute(s.bytes, s.size, regions, 3));
+  compare(expected, out, out_bytes, what);
+  npu_test_free_all();
+}
+
+static void test_even_cases(void) {
+  size_t i;
+  for (i = 0; i < sizeof(kNpuEvenCases) / sizeof(kNpuEvenCases[0]); ++i) {
+    const npu_even_case* c = &kNpuEvenCases[i];
+    run_even_layer(c->layer, c->input, c->weights, c->bias, c->multiplier, c->shift, c->expected, c->name);
+  }
+}
+
+/* Exact ties, by hand. FULLY_CONNECTED_EVEN, 6 batches of one feature x = 1, 3, 5, -1, -3,
+ * -5 (input_offset 0, output_offset 0, clamp [-128, 127]), bias 0, four units:
+ *   unit 0: w = 1, factor 1/2 (m 1, s 1): x/2 = .5, 1.5, 2.5, -.5, -1.5, -2.5 -> 0, 2, 2, 0, -2, -2
+ *   unit 1: w = 2, factor 1/4 (m 1, s 2): 2x/4, the same ties -> 0, 2, 2, 0, -2, -2
+ *   unit 2: w = 100, factor 1 (m 1, s 0): 100, 300, 500, ... clamped -> 100, 127, 127, -100, -128, -128
+ *   unit 3: w = 1, bias 2^30, factor (2^31 - 1)/2^62: (2^30 + x)(2^31 - 1) = 2^61 + x 2^31 - 2^30 - x,
+ *     above 2^61 (the half) for x > 0, below it for x < 0 -> 1, 1, 1, 0, 0, 0
+ * Rounding half away from zero would give 1, 2, 3, -1, -2, -3 in units 0 and 1.
+ * The same ties through CONV2D_EVEN (a 1x1 conv over a [1,1,6,1] input) and
+ * DEPTHWISE_CONV2D_EVEN (depth multiplier 4 over one input channel) give the same outputs,
+ * batches there being positions. */
+static void test_even_ties(void) {
+  static const int8_t x[6] = {1, 3, 5, -1, -3, -5};
+  static const int8_t fc_weights[4] = {1, 2, 100, 1};
+  static const int32_t bias[4] = {0, 0, 0, 1 << 30}, multiplier[4] = {1, 1, 1, INT32_MAX}, shift[4] = {1, 2, 0, 62};
+  static const int8_t expected[24] = {0,  0,  100, 1, 2,  2,  127, 1, 2,  2,  127,  1,
+                                      0,  0, -100, 0, -2, -2, -128, 0, -2, -2, -128, 0};
+  const uint32_t no_pads[4] = {0, 0, 0, 0};
+  npu_layer fc = make_fully_connected(6, 1, 4), conv, depthwise;
+  fc.opcode = AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN;
+  run_even_layer(fc, x, fc_weights, bias, multiplier, shift, expected, "fully connected _EVEN ties");
+  conv = make_layer(AOTC_NPU_REF_OP_CONV2D_EVEN, 1, 1, 6, 1, 4, 1, 1, 1, 1, 1, 1, no_pads);
+  run_even_layer(conv, x, fc_weights, bias, multiplier, shift, expected, "conv2d _EVEN ties");
+  depthwise = make_layer(AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN, 1, 1, 6, 1, 4, 1, 1, 1, 1, 1, 1, no_pads);
+  run_even_layer(depthwise, x, fc_weights, bias, multiplier, shift, expected, "depthwise _EVEN ties");
+}
+
 int main(void) {
   test_conv2d();
   test_depthwise_conv2d();
@@ -569,6 +635,8 @@ int main(void) {
   test_add();
   test_mul();
   test_multi_command();
+  test_even_cases();
+  test_even_ties();
   npu_fault_tests();
   return check_report();
 }

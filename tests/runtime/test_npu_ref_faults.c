@@ -6,7 +6,8 @@
  * header, or the region table), and expects that fault's status from both validate and
  * execute, with every writable byte still the canary: the valid first command did not
  * run either. Then truncations at every length, every word of a stream of all seven
- * opcodes set to 0, 0xFFFFFFFF and 0x80000000, and the counters. */
+ * opcodes of format 1.0 (and of one with the _EVEN twins of 1.1) set to 0, 0xFFFFFFFF and
+ * 0x80000000, and the counters. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,22 +56,38 @@ static npu_layer valid_layer(uint32_t opcode) {
   l.n = 1, l.h = 5, l.w = 5, l.c = 3, l.oh = 5, l.ow = 5, l.oc = 4;
   l.kh = 3, l.kw = 3, l.sh = 1, l.sw = 1, l.dh = 1, l.dw = 1, l.pad_top = 1, l.pad_left = 1;
   l.act_min = -128, l.act_max = 127;
-  if (opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D) l.oc = 6;
-  if (opcode == AOTC_NPU_REF_OP_FULLY_CONNECTED) l.n = 3, l.c = 25, l.oc = 4, l.h = l.w = l.oh = l.ow = 1;
+  if (npu_is_depthwise(opcode)) l.oc = 6;
+  if (npu_is_fully_connected(opcode)) l.n = 3, l.c = 25, l.oc = 4, l.h = l.w = l.oh = l.ow = 1;
   if (opcode == AOTC_NPU_REF_OP_AVG_POOL || opcode == AOTC_NPU_REF_OP_MAX_POOL) l.oc = l.c;
   return l;
 }
 
-/* Channel records for the layer (bias 0, multiplier 2^30, shift -8, weights 1) when they fit. */
+static int is_even(uint32_t opcode) {
+  return opcode == AOTC_NPU_REF_OP_CONV2D_EVEN || opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN ||
+         opcode == AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN;
+}
+
+/* The _EVEN twin of CONV2D, DEPTHWISE_CONV2D and FULLY_CONNECTED; other opcodes unchanged. */
+static uint32_t even_twin(uint32_t opcode) {
+  if (opcode == AOTC_NPU_REF_OP_CONV2D) return AOTC_NPU_REF_OP_CONV2D_EVEN;
+  if (opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D) return AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN;
+  if (opcode == AOTC_NPU_REF_OP_FULLY_CONNECTED) return AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN;
+  return opcode;
+}
+
+/* Channel records for the layer when they fit: bias 0, weights 1, factor 2^-9 (TFLite's
+ * multiplier 2^30 and shift -8; the _EVEN opcodes' multiplier 1 and shift 9). */
 static void pack_valid_records(const npu_layer* l, uint8_t* params, uint32_t room) {
   int8_t weights[PARAMS_BYTES];
+  const int32_t multiplier = is_even(l->opcode) ? 1 : 1 << 30, shift = is_even(l->opcode) ? 9 : -8;
   uint32_t taps = npu_layer_taps(l), oc;
-  if (l->opcode > AOTC_NPU_REF_OP_FULLY_CONNECTED || taps > PARAMS_BYTES ||
-      (uint64_t)l->oc * npu_record_bytes(taps) > room) {
+  if (!npu_has_records(l->opcode) || taps > PARAMS_BYTES || (uint64_t)l->oc * npu_record_bytes(taps) > room) {
     return;
   }
   memset(weights, 1, taps);
-  for (oc = 0; oc < l->oc; ++oc) npu_write_record(params + oc * npu_record_bytes(taps), 0, 1 << 30, -8, weights, taps);
+  for (oc = 0; oc < l->oc; ++oc) {
+    npu_write_record(params + oc * npu_record_bytes(taps), 0, multiplier, shift, weights, taps);
+  }
 }
 
 static void fixture_init(fixture* f) {
@@ -126,6 +143,18 @@ static void patch_header(fixture* f, uint32_t word, uint32_t value) {
     npu_test_free_all();                \
   } while (0)
 
+/* The same for the layer of `opcode` (valid_layer) as the command under test. */
+#define CHECK_LAYER_PATCHED(expected, opcode, change) \
+  do {                                                \
+    fixture f;                                        \
+    fixture_init(&f);                                 \
+    f.layer = valid_layer(opcode);                    \
+    fixture_build(&f);                                \
+    change;                                           \
+    CHECK_FIXTURE((expected), &f);                    \
+    npu_test_free_all();                              \
+  } while (0)
+
 static void test_status_strings(void) {
   int32_t status, other;
   for (status = AOTC_NPU_REF_ERR_PARAMETER; status <= AOTC_NPU_REF_OK; ++status) {
@@ -142,7 +171,8 @@ static void test_status_strings(void) {
 /* The fixtures the faults start from are valid, for every opcode under test. */
 static void test_valid_fixtures(void) {
   uint32_t opcode;
-  for (opcode = AOTC_NPU_REF_OP_CONV2D; opcode <= AOTC_NPU_REF_OP_MAX_POOL; ++opcode) {
+  for (opcode = AOTC_NPU_REF_OP_CONV2D; opcode <= AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN; ++opcode) {
+    if (opcode == AOTC_NPU_REF_OP_ADD || opcode == AOTC_NPU_REF_OP_MUL) continue;
     CHECK_FAULT(AOTC_NPU_REF_OK, f.layer = valid_layer(opcode));
   }
   CHECK_FAULT(AOTC_NPU_REF_OK, f.second_is_elementwise = 1);
@@ -170,7 +200,7 @@ static void test_null(void) {
 static void test_header_faults(void) {
   CHECK_PATCHED(AOTC_NPU_REF_ERR_MAGIC, patch_header(&f, 0, AOTC_NPU_REF_MAGIC ^ 1u));
   CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 1, 2u << 16));
-  CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 1, AOTC_NPU_REF_VERSION + 1u)); /* 1.1 */
+  CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 1, AOTC_NPU_REF_VERSION + 1u)); /* 1.2 */
   CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 1, 0));
   CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 5, 1)); /* the reserved word */
   CHECK_PATCHED(AOTC_NPU_REF_ERR_SIZE, f.s.size -= 1);             /* not a multiple of 4 */
@@ -186,17 +216,38 @@ static void test_header_faults(void) {
                 (npu_put32(f.s.bytes + f.s.size, 0), f.s.size += 4, patch_header(&f, 2, (uint32_t)f.s.size)));
 }
 
+/* Format 1.1 streams (the builder's) and 1.0 ones: the _EVEN opcodes exist only in 1.1;
+ * the opcodes of 1.0 run in both. */
+static void test_versions(void) {
+  const uint32_t version_1_0 = AOTC_NPU_REF_VERSION_MAJOR << 16;
+  const uint32_t version_1_1 = AOTC_NPU_REF_VERSION_MAJOR << 16 | 1u;
+  uint32_t opcode;
+  CHECK_EQ_INT(version_1_1, AOTC_NPU_REF_VERSION);
+  for (opcode = AOTC_NPU_REF_OP_CONV2D; opcode <= AOTC_NPU_REF_OP_MAX_POOL; ++opcode) {
+    CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcode, patch_header(&f, 1, version_1_1)); /* old opcodes only */
+    CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcode, patch_header(&f, 1, version_1_0));
+  }
+  /* An _EVEN command, valid in 1.1, is an unknown opcode in 1.0. */
+  for (opcode = AOTC_NPU_REF_OP_CONV2D_EVEN; opcode <= AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN; ++opcode) {
+    CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcode, patch_header(&f, 1, version_1_1));
+    CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_OPCODE, opcode, patch_header(&f, 1, version_1_0));
+  }
+}
+
 static void test_command_word_faults(void) {
   const uint32_t words = (uint32_t)AOTC_NPU_REF_CONV_WORDS << 16;
   CHECK_PATCHED(AOTC_NPU_REF_ERR_OPCODE, patch_field(&f, 0, words | 0u));
-  CHECK_PATCHED(AOTC_NPU_REF_ERR_OPCODE, patch_field(&f, 0, words | 8u));
+  CHECK_PATCHED(AOTC_NPU_REF_ERR_OPCODE, patch_field(&f, 0, words | 11u)); /* the first unknown one in 1.1 */
   CHECK_PATCHED(AOTC_NPU_REF_ERR_OPCODE, patch_field(&f, 0, words | 0xFFFFu));
   CHECK_PATCHED(AOTC_NPU_REF_ERR_WORD_COUNT, patch_field(&f, 0, AOTC_NPU_REF_OP_CONV2D));
   CHECK_PATCHED(AOTC_NPU_REF_ERR_WORD_COUNT, patch_field(&f, 0, AOTC_NPU_REF_OP_CONV2D | (words + 0x10000u)));
   CHECK_PATCHED(AOTC_NPU_REF_ERR_WORD_COUNT, patch_field(&f, 0, AOTC_NPU_REF_OP_CONV2D | (words - 0x10000u)));
   CHECK_PATCHED(AOTC_NPU_REF_ERR_WORD_COUNT, patch_field(&f, 0, AOTC_NPU_REF_OP_CONV2D | 0xFFFF0000u));
-  /* A FULLY_CONNECTED opcode on a CONV2D's words. */
+  /* A FULLY_CONNECTED(_EVEN) opcode on a CONV2D's words; CONV2D_EVEN on a FULLY_CONNECTED's. */
   CHECK_PATCHED(AOTC_NPU_REF_ERR_WORD_COUNT, patch_field(&f, 0, AOTC_NPU_REF_OP_FULLY_CONNECTED | words));
+  CHECK_PATCHED(AOTC_NPU_REF_ERR_WORD_COUNT, patch_field(&f, 0, AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN | words));
+  CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_WORD_COUNT, AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN,
+                      patch_field(&f, 0, AOTC_NPU_REF_OP_CONV2D_EVEN | (uint32_t)AOTC_NPU_REF_FC_WORDS << 16));
 }
 
 static void test_region_faults(void) {
@@ -237,6 +288,14 @@ static void test_shape_faults(void) {
   CHECK_PATCHED(AOTC_NPU_REF_ERR_SHAPE, patch_field(&f, AOTC_NPU_REF_F_CONV_OUTPUT_N, 2)); /* N disagrees */
   CHECK_FAULT(AOTC_NPU_REF_ERR_SHAPE, (f.layer = valid_layer(AOTC_NPU_REF_OP_DEPTHWISE_CONV2D), f.layer.oc = 4));
   CHECK_FAULT(AOTC_NPU_REF_ERR_SHAPE, (f.layer = valid_layer(AOTC_NPU_REF_OP_FULLY_CONNECTED), f.layer.c = 0));
+  /* The _EVEN twins' shapes are checked alike. */
+  CHECK_FAULT(AOTC_NPU_REF_ERR_SHAPE,
+              (f.layer = valid_layer(AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN), f.layer.oc = 4));
+  CHECK_FAULT(AOTC_NPU_REF_OK, (f.layer = valid_layer(AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN), f.layer.oc = 9));
+  CHECK_FAULT(AOTC_NPU_REF_ERR_SHAPE, (f.layer = valid_layer(AOTC_NPU_REF_OP_CONV2D_EVEN), f.layer.kw = 0));
+  CHECK_FAULT(AOTC_NPU_REF_ERR_SHAPE, (f.layer = valid_layer(AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN), f.layer.oc = 0));
+  CHECK_FAULT(AOTC_NPU_REF_ERR_OUT_OF_BOUNDS,
+              (f.layer = valid_layer(AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN), f.layer.n = 11)); /* 275 input bytes */
   CHECK_FAULT(AOTC_NPU_REF_ERR_SHAPE, (f.second_is_elementwise = 1, f.second.count = 0));
   /* Pooling windows: the first one wholly in the padding, or the last one past the input. */
   CHECK_FAULT(AOTC_NPU_REF_ERR_SHAPE, (f.layer = valid_layer(AOTC_NPU_REF_OP_AVG_POOL), f.layer.pad_top = 3));
@@ -332,6 +391,32 @@ static void test_parameter_faults(void) {
   CHECK_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, npu_put32((uint8_t*)f.regions[0].base + 3 * 40 + 8, (uint32_t)-32));
   CHECK_PATCHED(AOTC_NPU_REF_OK, npu_put32((uint8_t*)f.regions[0].base + 3 * 40 + 8, (uint32_t)-31));
   CHECK_PATCHED(AOTC_NPU_REF_OK, npu_put32((uint8_t*)f.regions[0].base + 3 * 40 + 8, 31));
+  /* The _EVEN opcodes' records: shift in [0, 62], multiplier >= 0, in every record (the
+   * last one patched: conv and fully connected records are 40 bytes, 4 of them; depthwise
+   * ones 24 bytes, 6 of them). */
+  {
+    static const uint32_t opcodes[3] = {AOTC_NPU_REF_OP_CONV2D_EVEN, AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN,
+                                        AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN};
+    static const uint32_t last_record[3] = {3 * 40, 5 * 24, 3 * 40};
+    int k;
+    for (k = 0; k < 3; ++k) {
+#define LAST_RECORD ((uint8_t*)f.regions[0].base + last_record[k])
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 8, 63));
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 8, (uint32_t)-1));
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 8, (uint32_t)-8)); /* TFLite's */
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 8, 0x80000000u));
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 4, (uint32_t)-1));
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 4, 0x80000000u));
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcodes[k], npu_put32(LAST_RECORD + 8, 62));
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcodes[k], npu_put32(LAST_RECORD + 8, 0));
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcodes[k], npu_put32(LAST_RECORD + 8, 32)); /* beyond TFLite's 31 */
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcodes[k], npu_put32(LAST_RECORD + 4, 0x7FFFFFFFu));
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcodes[k], npu_put32(LAST_RECORD + 4, 0));
+#undef LAST_RECORD
+      /* The first record too. */
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32((uint8_t*)f.regions[0].base + 8, 63));
+    }
+  }
   /* ADD and MUL. */
   CHECK_FAULT(AOTC_NPU_REF_ERR_PARAMETER, (f.second_is_elementwise = 1, f.second.left_shift = 23));
   CHECK_FAULT(AOTC_NPU_REF_OK, (f.second_is_elementwise = 1, f.second.left_shift = 22));
@@ -353,8 +438,9 @@ static void test_parameter_faults(void) {
  *   depthwise 3x3 /2 -> [1,2,2,6] r2@16 (24), records at r0@160 (6 x 24)
  *   fully connected 3 x 25 -> 3 x 4 r2@40 (12), records at r0@304 (4 x 40)
  *   avg pool 3x3 "same" -> r3@100 (75), max pool -> r3@175 (75)
- *   MUL of r1@128 and the ADD's output r2@0 -> r2@48 (16). */
-static void build_every_opcode(fixture* f) {
+ *   MUL of r1@128 and the ADD's output r2@0 -> r2@48 (16).
+ * With `even`, the conv, depthwise and fully connected layers are their _EVEN twins. */
+static void build_every_opcode(fixture* f, int even) {
   static const uint32_t params_at[5] = {0, 160, 304, 0, 0};
   static const uint32_t out_region[5] = {3, 2, 2, 3, 3}, out_at[5] = {0, 16, 40, 100, 175};
   npu_elementwise mul = valid_elementwise(AOTC_NPU_REF_OP_MUL, at(1, 128), at(2, 0), at(2, 48), 16);
@@ -362,7 +448,7 @@ static void build_every_opcode(fixture* f) {
   npu_stream_begin(&f->s, f->region_count);
   npu_add_elementwise(&f->s, &f->first);
   for (opcode = AOTC_NPU_REF_OP_CONV2D; opcode <= AOTC_NPU_REF_OP_MAX_POOL; ++opcode) {
-    npu_layer l = valid_layer(opcode);
+    npu_layer l = valid_layer(even ? even_twin(opcode) : opcode);
     l.params.offset = params_at[opcode - 1];
     l.output = at(out_region[opcode - 1], out_at[opcode - 1]);
     if (opcode == AOTC_NPU_REF_OP_DEPTHWISE_CONV2D) {
@@ -380,11 +466,11 @@ static int is_status(int32_t status) {
 
 /* Every length short of a valid stream's: the stream copied into a block of exactly
  * that length (AddressSanitizer sees any read past it). */
-static void test_truncations(void) {
+static void test_truncations(int even) {
   fixture f;
   size_t length;
   fixture_init(&f);
-  build_every_opcode(&f);
+  build_every_opcode(&f, even);
   CHECK_FIXTURE(AOTC_NPU_REF_OK, &f);
   for (length = 0; length < f.s.size; ++length) {
     uint8_t* copy = (uint8_t*)malloc(length == 0 ? 1 : length);
@@ -404,12 +490,12 @@ static void test_truncations(void) {
 /* Every word, header included, set to 0, 0xFFFFFFFF and 0x80000000 in turn: each result
  * is OK or a status, the same from validate as from execute, and a rejected job writes
  * nothing. (Under the sanitizers, every run is also free of memory errors and UB.) */
-static void test_field_mutations(void) {
+static void test_field_mutations(int even) {
   static const uint32_t values[3] = {0, 0xFFFFFFFFu, 0x80000000u};
   fixture f;
   size_t word, v, rejected = 0, total = 0;
   fixture_init(&f);
-  build_every_opcode(&f);
+  build_every_opcode(&f, even);
   for (word = 0; word < f.s.size / 4; ++word) {
     const uint32_t original = npu_get32(f.s.bytes + 4 * word);
     for (v = 0; v < 3; ++v) {
@@ -473,7 +559,15 @@ static void test_counters(void) {
    * write 75 and count no MACs; MUL reads 2 x 16, writes 16. */
   aotc_npu_ref_reset_counters();
   fixture_init(&f);
-  build_every_opcode(&f);
+  build_every_opcode(&f, 0);
+  CHECK_EQ_INT(AOTC_NPU_REF_OK, aotc_npu_ref_execute(f.s.bytes, f.s.size, f.regions, f.region_count));
+  check_counters(1, 7, macs + 24 * 9 + 12 * 25, read + (75 + 144) + (75 + 160) + 75 + 75 + 32,
+                 written + 24 + 12 + 75 + 75 + 16);
+  npu_test_free_all();
+  /* The _EVEN twins count as CONV2D, DEPTHWISE_CONV2D and FULLY_CONNECTED do. */
+  aotc_npu_ref_reset_counters();
+  fixture_init(&f);
+  build_every_opcode(&f, 1);
   CHECK_EQ_INT(AOTC_NPU_REF_OK, aotc_npu_ref_execute(f.s.bytes, f.s.size, f.regions, f.region_count));
   check_counters(1, 7, macs + 24 * 9 + 12 * 25, read + (75 + 144) + (75 + 160) + 75 + 75 + 32,
                  written + 24 + 12 + 75 + 75 + 16);
@@ -510,6 +604,7 @@ void npu_fault_tests(void) {
   test_valid_fixtures();
   test_null();
   test_header_faults();
+  test_versions();
   test_command_word_faults();
   test_region_faults();
   test_shape_faults();
@@ -518,8 +613,10 @@ void npu_fault_tests(void) {
   test_bounds_faults();
   test_read_only_and_overlap();
   test_parameter_faults();
-  test_truncations();
-  test_field_mutations();
+  test_truncations(0);
+  test_truncations(1);
+  test_field_mutations(0);
+  test_field_mutations(1);
   test_counters();
   test_driver_interface();
 }
