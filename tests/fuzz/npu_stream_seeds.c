@@ -1,5 +1,6 @@
 /* Writes the seeds of fuzz_npu_stream into the directory given: valid jobs in the
- * harness's input form (fuzz_npu_stream.c), one for each opcode, ADD in place, and a
+ * harness's input form (fuzz_npu_stream.c), one for each opcode (the _EVEN ones of
+ * format 1.1 included), ADD in place, and a
  * stream of several commands through a scratch region. Run at build time, so that no
  * binary seed is committed. */
 #include <stdint.h>
@@ -68,13 +69,15 @@ static int write_seed(const char* dir, const char* name, uint32_t count, const u
   return 0;
 }
 
-/* The layer's channel records at `at` (random weights, multiplier 2^30, shift -8). */
+/* The layer's channel records at `at`: random weights, factor 2^-9 (TFLite's multiplier
+ * 2^30 and shift -8; the _EVEN opcodes' multiplier 1 and shift 9). */
 static uint32_t write_records(const npu_layer* l, uint8_t* at) {
+  const int even = l->opcode >= AOTC_NPU_REF_OP_CONV2D_EVEN;
   uint32_t taps = npu_layer_taps(l), oc, t, bytes = 0;
   int8_t weights[1024];
   for (oc = 0; oc < l->oc; ++oc) {
     for (t = 0; t < taps; ++t) weights[t] = (int8_t)next_byte();
-    bytes += npu_write_record(at + bytes, (int32_t)next_byte() - 128, 1 << 30, -8, weights, taps);
+    bytes += npu_write_record(at + bytes, (int32_t)next_byte() - 128, even ? 1 : 1 << 30, even ? 9 : -8, weights, taps);
   }
   return bytes;
 }
@@ -94,7 +97,7 @@ static npu_layer layer(uint32_t opcode, uint32_t c, uint32_t oc, uint32_t k, uin
 /* One layer over three regions: records (read-only), input (read-only), output. */
 static int layer_seed(const char* dir, const char* name, npu_layer l) {
   uint8_t records[2048];
-  const uint32_t params = l.opcode <= AOTC_NPU_REF_OP_FULLY_CONNECTED ? write_records(&l, records) : 16u;
+  const uint32_t params = npu_has_records(l.opcode) ? write_records(&l, records) : 16u;
   const uint32_t sizes[3] = {params, l.n * l.h * l.w * l.c, l.n * l.oh * l.ow * l.oc}, flags[3] = {1, 1, 0};
   npu_stream stream;
   npu_stream_begin(&stream, 3);
@@ -163,6 +166,10 @@ int main(int argc, char** argv) {
   failed |= layer_seed(argv[1], "conv2d", layer(AOTC_NPU_REF_OP_CONV2D, 3, 4, 3, 1, 1));
   failed |= layer_seed(argv[1], "depthwise_conv2d", layer(AOTC_NPU_REF_OP_DEPTHWISE_CONV2D, 2, 6, 3, 2, 1));
   failed |= layer_seed(argv[1], "fully_connected", fc);
+  failed |= layer_seed(argv[1], "conv2d_even", layer(AOTC_NPU_REF_OP_CONV2D_EVEN, 3, 4, 3, 1, 1));
+  failed |= layer_seed(argv[1], "depthwise_conv2d_even", layer(AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN, 2, 6, 3, 2, 1));
+  fc.opcode = AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN;
+  failed |= layer_seed(argv[1], "fully_connected_even", fc);
   failed |= layer_seed(argv[1], "avg_pool", layer(AOTC_NPU_REF_OP_AVG_POOL, 3, 3, 3, 1, 1));
   failed |= layer_seed(argv[1], "max_pool", layer(AOTC_NPU_REF_OP_MAX_POOL, 3, 3, 2, 2, 0));
   failed |= elementwise_seed(argv[1], "add", elementwise(AOTC_NPU_REF_OP_ADD, 2));
