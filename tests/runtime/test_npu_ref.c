@@ -577,7 +577,9 @@ static void run_even_layer(npu_layer l, const int8_t* input, const int8_t* weigh
   aotc_npu_region regions[3];
   npu_stream s;
   uint32_t oc, at = 0;
-  for (oc = 0; oc < l.oc; ++oc) at += npu_write_record(params + at, bias[oc], multiplier[oc], shift[oc], weights + oc * taps, taps);
+  for (oc = 0; oc < l.oc; ++oc) {
+    at += npu_write_record(params + at, bias[oc], multiplier[oc], shift[oc], weights + oc * taps, taps);
+  }
   memcpy(in, input, in_bytes);
   memset(out, 0x55, out_bytes);
   l.params.region = 0, l.input.region = 1, l.output.region = 2;

@@ -403,7 +403,8 @@ static void test_parameter_faults(void) {
 #define LAST_RECORD ((uint8_t*)f.regions[0].base + last_record[k])
       CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 8, 63));
       CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 8, (uint32_t)-1));
-      CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 8, (uint32_t)-8)); /* TFLite's */
+      /* -8, valid for TFLite's rounding. */
+      CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 8, (uint32_t)-8));
       CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 8, 0x80000000u));
       CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 4, (uint32_t)-1));
       CHECK_LAYER_PATCHED(AOTC_NPU_REF_ERR_PARAMETER, opcodes[k], npu_put32(LAST_RECORD + 4, 0x80000000u));
