@@ -94,16 +94,18 @@ const std::vector<Pass>& pipeline() {
       {"fold_qdq", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_qdq); }},
       {"fold_constants", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_constants); }},
-      {"partition_external", Pass::Shows::kGraph,
-       [](CompiledModel& m, const CompileOptions&) { partition_external(m.graph, m.target); }},
       // Only for --dump-tensors: before channels_last and fuse_operators, which would move
       // and fuse them away.
       {"expose_intermediates", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions& o) {
          if (o.dump_tensors) m.exposed = expose_intermediates(m.graph, m.model_tensors);
        }},
+      // The layout before the partition: an NPU reads channels-last convolutions, whichever
+      // front end made them.
       {"channels_last", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { channels_last(m.graph, m.target); }},
+      {"partition_external", Pass::Shows::kGraph,
+       [](CompiledModel& m, const CompileOptions&) { partition_external(m.graph, m.target); }},
       {"fuse_operators", Pass::Shows::kGraph,
        [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fuse_operators); }},
       {"remove_dead_nodes", Pass::Shows::kGraph,

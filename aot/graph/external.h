@@ -73,9 +73,13 @@ struct ExternalFunction {
 
 // A device's code generator.
 struct ExternalBackend {
-  // TFLite builtin operators it can run ("CONV_2D", ...): what a target's [npu]
-  // `operators` may list. Empty for a backend that takes regions compiled by another tool.
+  // The operators it can run, by TFLite's builtin names ("CONV_2D", ...): what a target's
+  // [npu] `operators` may list. Empty for a backend that takes regions compiled by another tool.
   std::vector<std::string> operators;
+  // Which of those `node` is, "" for none: an ONNX QLinearConv is a CONV_2D or a
+  // DEPTHWISE_CONV_2D as much as TFLite's are (the backend asks the kernel strategy's
+  // problem of the node, whichever front end made it).
+  std::function<std::string(const Graph& g, const Node& node)> operator_of;
   // Whether `node` (one of those operators) can run on the device with these facts: ""
   // if so, else why not.
   std::function<std::string(const Graph& g, const Node& node, const NpuFacts& npu)> unsupported_reason;
@@ -111,8 +115,8 @@ RegionEntry parse_region_entry(const Node& node, const std::string& text);
 // NPU (offload.mac_fraction) counts, on both sides.
 int64_t multiply_accumulates(const Graph& g, const Node& node);
 
-// The TFLite operator name of a graph operator ("tfl.CONV_2D" -> "CONV_2D"; RESHAPE for
-// the views TFLite's RESHAPE imports as), "" for other operators.
+// The TFLite operator name of a graph operator ("tfl.CONV_2D" -> "CONV_2D"), "" for
+// other operators.
 std::string tflite_operator_name(const Node& node);
 
 }  // namespace aotc

@@ -5,11 +5,14 @@
 // A graph output is never fused into the kernel that reads it (fuse_operators), never
 // folded into a Conv (BatchNormalization), and has memory of its own that no later kernel
 // writes over: so exposing the intermediates is what turns fusion off for them, and the
-// dump build runs one kernel per model node. It runs after fold_qdq, fold_constants and partition_external,
+// dump build runs one kernel per model node. It runs after fold_qdq and fold_constants,
 // so that the dump build computes what the normal build computes: the same integer kernels
-// for a QDQ model, the same constants, the same parts on the NPU. The model tensors those
-// passes took away have no run-time value; each record says why (ModelTensor::absent), and
-// a tensor fold_constants computed is dumped with its compile-time value.
+// for a QDQ model, the same constants; and before channels_last and partition_external, so
+// that the layers moved to channels-last keep their model tensors (a graph output's
+// transpose stays) and the layers an NPU runs write theirs out of its region. The model
+// tensors those passes took away have no run-time value; each record says why
+// (ModelTensor::absent), and a tensor fold_constants computed is dumped with its
+// compile-time value.
 #include <set>
 
 #include "aot/graph/external.h"

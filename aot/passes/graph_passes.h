@@ -6,16 +6,17 @@
 //   fold_qdq           DequantizeLinear -> Conv/MatMul/Gemm/Add -> QuantizeLinear patterns
 //                      into integer kernels (before fold_constants dequantizes the weights)
 //   fold_constants     nodes whose inputs are all constant become constants
+//   channels_last      convolutions compute channels-last (NHWC) where the target's kernels
+//                      want it; transposes between them cancel
 //   partition_external regions of operators the target's NPU runs become external
 //                      functions (aot/graph/external.h); the rest stays on the CPU
-//   channels_last      ONNX's integer convolutions compute channels-last (NHWC), the
-//                      layout of the int8 register-block kernels; transposes between them cancel
 //   fuse_operators     BatchNormalization into Conv; elementwise operators into the
 //                      kernel that produces their input (bias, activation, chains)
 //   remove_dead_nodes  nodes whose results nobody reads
 //
-// With `aotc run --dump-tensors`, expose_intermediates runs between partition_external and
-// channels_last: the model's intermediate tensors become graph outputs.
+// With `aotc run --dump-tensors`, expose_intermediates runs between fold_constants and
+// channels_last: the model's intermediate tensors become graph outputs (the layers an NPU
+// runs then write theirs too).
 #pragma once
 
 #include <string>

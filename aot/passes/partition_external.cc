@@ -1,8 +1,8 @@
 // partition_external: cuts the graph into regions the target's NPU runs and the rest,
 // which stays on the CPU.
 //
-// A node goes to the NPU when the target's [npu] table lists its operator and the backend
-// says it can run it (types, quantization, window sizes within the table's limits). Each
+// A node goes to the NPU when the target's [npu] table lists its operator (as the backend
+// names it: an ONNX QLinearConv is a CONV_2D) and the backend says it can run it (types, quantization, window sizes within the table's limits). Each
 // maximal run of such nodes, in the graph's execution order, becomes one kExternalOp node
 // (aot/graph/external.h) holding the run as its subgraph: the device runs a whole run
 // from one command stream, and the region's intermediate tensors never leave its scratch
@@ -75,7 +75,7 @@ class Partitioner {
   // Whether `node` goes to the NPU; if its operator is one the NPU runs but this node
   // cannot (a type, a window size), the reason goes into its kNotOffloadedAttr.
   bool supported(Node& node) const {
-    std::string op = tflite_operator_name(node);
+    std::string op = backend_.operator_of(g_, node);
     if (op.empty() || std::find(npu_.operators.begin(), npu_.operators.end(), op) == npu_.operators.end()) return false;
     std::string reason = backend_.unsupported_reason(g_, node, npu_);
     if (!reason.empty()) node.attrs[kNotOffloadedAttr] = reason;

@@ -1,12 +1,19 @@
-// The external backend "npu-ref": compiles a region of int8 TFLite operators into one
-// command stream of aotc's reference NPU (runtime-c/aotc_npu_ref.h) and its constants.
+// The external backend "npu-ref": compiles a region of int8 operators into one command
+// stream of aotc's reference NPU (runtime-c/aotc_npu_ref.h) and its constants.
 //
-// Each operator becomes one command with TFLite's integer parameters, computed by the same
-// functions aotc's CPU kernels use (tflite_common.h: per-channel multipliers, ADD's and
-// MUL's rescalings, fused activation ranges), so that the NPU's results are the CPU's bit
-// for bit. Weights go into the constants region as channel records, in the order the NPU
-// reads them: each output channel's bias, multiplier and shift, then its weights. RESHAPE
-// is no command: its output is its input's bytes.
+// Convolutions, depthwise convolutions and fully connected layers come as the kernel
+// strategy's problems (lowering/kernels/node_problem.h), whichever front end made them:
+// TFLite's CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ONNX's QLinearConv (channels-last,
+// as the channels_last pass leaves it before the partition) and QLinearMatMul with a
+// constant matrix (a QDQ model's, once fold_qdq has made them). The problem's
+// requantization is data (ChannelRequantization): TFLite's becomes CONV2D and its kin,
+// ONNX's exact factors with ties to even their _EVEN twins (stream format 1.1; a stream
+// without them stays 1.0). Pooling, ADD and MUL are TFLite's operators, with TFLite's
+// integer parameters computed by the same functions aotc's CPU kernels use (tflite_common.h).
+// Either way the NPU's results are the CPU's bit for bit. Weights go into the constants
+// region as channel records, in the order the NPU reads them: each output channel's bias,
+// multiplier and shift, then its weights. Views (RESHAPE, ONNX's Reshape and Flatten) are
+// no command: a view's output is its input's bytes.
 //
 // The region table is [constants, scratch, the region's inputs..., its outputs...]. The
 // region's intermediate tensors live in the scratch, placed by aotc's memory planner over
@@ -20,6 +27,7 @@
 #include "aot/graph/op_registry.h"
 #include "codegen/external/npu_ref_stream.h"
 #include "lowering/ir/builtins.h"
+#include "lowering/kernels/node_problem.h"
 #include "lowering/ops/tflite_common.h"
 #include "lowering/ops/window.h"
 
@@ -60,7 +68,9 @@ struct Command {
 void require_int8(const Graph& g, TensorId id) {
   require(id != kNoTensor && tflite::is_int8(g, id), "'" + g.tensor(id).name + "' is not an int8 tensor");
   const Tensor& t = g.tensor(id);
-  require(t.quant.scale.size() == 1, "'" + t.name + "' is not quantized per tensor");
+  // (ONNX's tensors carry no quantization: their operators' operands do, which the
+  // problem has read.)
+  require(t.quant.scale.size() <= 1, "'" + t.name + "' is quantized per channel");
   for (int64_t d : t.shape) require(d >= 1 && d <= AOTC_NPU_REF_MAX_DIM, "'" + t.name + "' has a dimension out of the NPU's range");
 }
 
@@ -68,17 +78,6 @@ int32_t checked_shift(const QuantizedMultiplier& q) {
   require(q.shift >= -AOTC_NPU_REF_MAX_SHIFT && q.shift <= AOTC_NPU_REF_MAX_SHIFT && q.multiplier >= 0,
           "a requantization shift out of the NPU's range");
   return q.shift;
-}
-
-// Constant int8 weights with zero point 0 (TFLite's symmetric weights) and an optional
-// constant int32 bias.
-void require_weights(const Graph& g, const Node& node) {
-  const Tensor& filter = g.tensor(node.inputs.at(1));
-  require(filter.is_constant() && filter.dtype == DataType::Int(8), "the weights are not constant int8");
-  for (int64_t z : filter.quant.zero_point) require(z == 0, "the weights have a nonzero zero point");
-  TensorId bias = node.input(2);
-  require(bias == kNoTensor || (g.tensor(bias).is_constant() && g.tensor(bias).dtype == DataType::Int(32)),
-          "the bias is not constant int32");
 }
 
 void activation_fields(Command& c, const Graph& g, const Node& node, uint32_t min_field) {
@@ -96,102 +95,127 @@ void window_limits(const WindowAxis& a, const NpuFacts& npu) {
   require(a.pad_begin <= AOTC_NPU_REF_MAX_WINDOW, "padding larger than the NPU takes");
 }
 
-// Channel records of a convolution-like layer: `taps(oc)` lists the weights of output
-// channel oc in reading order.
-std::vector<ChannelRecord> channel_records(const Graph& g, const Node& node, int64_t channels,
+// The integer layers the NPU runs: constant int8 weights of zero point 0, a constant
+// int32 bias or none, and a requantization it computes (TFLite's, or ONNX's ties to even in
+// the _EVEN opcodes of stream 1.1) into an int8 output.
+const ChannelRequantization& require_integer_layer(bool int8_constant_symmetric,
+                                                   const std::optional<ChannelRequantization>& requantization) {
+  require(int8_constant_symmetric, "the weights are not constant int8 with zero point 0 (or the bias not constant)");
+  require(requantization.has_value(), "the output is not int8");
+  return *requantization;
+}
+
+bool half_to_even(const ChannelRequantization& q) {
+  return q.rounding == ChannelRequantization::Rounding::kHalfToEven;
+}
+
+void check_requantization(const ChannelRequantization& q, const QuantizedMultiplier& m) {
+  if (half_to_even(q))
+    require(m.shift >= 0 && m.shift <= AOTC_NPU_REF_MAX_EVEN_SHIFT && m.multiplier >= 0,
+            "a requantization shift out of the NPU's range");
+  else
+    checked_shift(m);
+}
+
+void output_fields(Command& c, const ChannelRequantization& q, uint32_t output_offset_field, uint32_t min_field) {
+  require(q.range.min >= -128 && q.range.max <= 127 && q.range.min <= q.range.max, "an output range beyond int8");
+  c.fields.push_back({output_offset_field, q.output_zero_point});
+  c.fields.push_back({min_field, q.range.min});
+  c.fields.push_back({min_field + 1, q.range.max});
+}
+
+// Channel records of a layer with `channels` output channels: its bias, the channel's
+// requantization, and `taps(oc)`, the weights of output channel oc in reading order.
+std::vector<ChannelRecord> channel_records(const Tensor* bias, const ChannelRequantization& q, int64_t channels,
                                            const std::function<std::vector<int8_t>(int64_t)>& taps) {
-  TensorId bias = node.input(2);
-  std::vector<QuantizedMultiplier> m = tflite::channel_multipliers(g, node.inputs[0], node.inputs[1], node.outputs[0],
-                                                                   channels, node.op == "tfl.FULLY_CONNECTED");
   std::vector<ChannelRecord> records;
   for (int64_t oc = 0; oc < channels; ++oc) {
     ChannelRecord r;
-    r.bias = bias == kNoTensor ? 0 : static_cast<int32_t>(g.tensor(bias).element_as_int(oc));
-    r.requant = m[m.size() == 1 ? 0 : static_cast<size_t>(oc)];
-    checked_shift(r.requant);
+    r.bias = bias ? static_cast<int32_t>(bias->element_as_int(oc)) : 0;
+    r.requant = q.channels.at(q.channels.size() == 1 ? 0 : static_cast<size_t>(oc));
+    check_requantization(q, r.requant);
     r.weights = taps(oc);
     records.push_back(std::move(r));
   }
   return records;
 }
 
-Command conv(const Graph& g, const Node& node, const NpuFacts& npu, bool depthwise) {
-  for (TensorId id : {node.inputs.at(0), node.outputs.at(0)}) require_int8(g, id);
-  require_weights(g, node);
-  const Tensor& in = g.tensor(node.inputs[0]);
-  const Tensor& filter = g.tensor(node.inputs[1]);
-  const Tensor& out = g.tensor(node.outputs[0]);
-  require(in.shape.size() == 4 && out.shape.size() == 4 && filter.shape.size() == 4, "not 4-D");
-  const int64_t kh = filter.shape[1], kw = filter.shape[2], c = in.shape[3], oc = out.shape[3];
-  if (depthwise) require(filter.shape[0] == 1 && filter.shape[3] == oc && oc % c == 0, "grouped weights");
-  else require(filter.shape[3] == c && filter.shape[0] == oc, "a grouped convolution");
-  std::string padding = node.attr_string("padding", "SAME");
-  WindowAxis y = tflite_window_axis(node, padding, in.shape[1], kh, node.attr_int("stride_h", 1), node.attr_int("dilation_h", 1));
-  WindowAxis x = tflite_window_axis(node, padding, in.shape[2], kw, node.attr_int("stride_w", 1), node.attr_int("dilation_w", 1));
-  require(y.output == out.shape[1] && x.output == out.shape[2] && in.shape[0] == out.shape[0], "shapes disagree");
+// A convolution or depthwise convolution, from its problem (whichever front end made it).
+Command conv(const Graph& g, const ConvProblem& p, const NpuFacts& npu) {
+  for (TensorId id : {p.input, p.output}) require_int8(g, id);
+  const ChannelRequantization& q = require_integer_layer(p.int8_constant_symmetric, p.requantization);
+  const ConvGeometry& geo = p.geometry;
+  require(geo.layout == ActivationLayout::kChannelsLast, "channels-first activations (the NPU reads NHWC)");
+  require(geo.axes.size() == 2, "not a 2-D convolution");
+  require(p.depthwise ? geo.filter_layout == FilterLayout::kOneKO : geo.filter_layout == FilterLayout::kOKI && geo.groups == 1,
+          "a grouped convolution");
+  const Tensor& in = g.tensor(p.input);
+  const Tensor& out = g.tensor(p.output);
+  const Tensor& filter = *p.constants.filter;
+  const WindowAxis& y = geo.axes[0];
+  const WindowAxis& x = geo.axes[1];
+  require(in.shape.size() == 4 && out.shape == geo.output_shape(), "shapes disagree");
   window_limits(y, npu);
   window_limits(x, npu);
 
   Command cmd;
-  cmd.opcode = depthwise ? AOTC_NPU_REF_OP_DEPTHWISE_CONV2D : AOTC_NPU_REF_OP_CONV2D;
+  cmd.opcode = p.depthwise ? (half_to_even(q) ? AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN : AOTC_NPU_REF_OP_DEPTHWISE_CONV2D)
+                           : (half_to_even(q) ? AOTC_NPU_REF_OP_CONV2D_EVEN : AOTC_NPU_REF_OP_CONV2D);
   cmd.words = AOTC_NPU_REF_CONV_WORDS;
-  cmd.reads = {{AOTC_NPU_REF_F_CONV_INPUT_REGION, node.inputs[0]}};
-  cmd.write = {AOTC_NPU_REF_F_CONV_OUTPUT_REGION, node.outputs[0]};
+  cmd.reads = {{AOTC_NPU_REF_F_CONV_INPUT_REGION, p.input}};
+  cmd.write = {AOTC_NPU_REF_F_CONV_OUTPUT_REGION, p.output};
   cmd.params_field = AOTC_NPU_REF_F_CONV_PARAMS_REGION;
   for (int i = 0; i < 4; ++i) {
     cmd.fields.push_back({AOTC_NPU_REF_F_CONV_INPUT_N + i, in.shape[static_cast<size_t>(i)]});
     cmd.fields.push_back({AOTC_NPU_REF_F_CONV_OUTPUT_N + i, out.shape[static_cast<size_t>(i)]});
   }
-  cmd.fields.insert(cmd.fields.end(), {{AOTC_NPU_REF_F_CONV_KERNEL_H, kh},
-                                       {AOTC_NPU_REF_F_CONV_KERNEL_W, kw},
+  cmd.fields.insert(cmd.fields.end(), {{AOTC_NPU_REF_F_CONV_KERNEL_H, y.kernel},
+                                       {AOTC_NPU_REF_F_CONV_KERNEL_W, x.kernel},
                                        {AOTC_NPU_REF_F_CONV_STRIDE_H, y.stride},
                                        {AOTC_NPU_REF_F_CONV_STRIDE_W, x.stride},
                                        {AOTC_NPU_REF_F_CONV_DILATION_H, y.dilation},
                                        {AOTC_NPU_REF_F_CONV_DILATION_W, x.dilation},
                                        {AOTC_NPU_REF_F_CONV_PAD_TOP, y.pad_begin},
                                        {AOTC_NPU_REF_F_CONV_PAD_LEFT, x.pad_begin},
-                                       {AOTC_NPU_REF_F_CONV_INPUT_OFFSET_VALUE, -tflite::zero_point_of(g, node.inputs[0])},
-                                       {AOTC_NPU_REF_F_CONV_OUTPUT_OFFSET_VALUE, tflite::zero_point_of(g, node.outputs[0])}});
-  activation_fields(cmd, g, node, AOTC_NPU_REF_F_CONV_ACT_MIN);
-  const int64_t taps = depthwise ? kh * kw : kh * kw * c;
-  cmd.records = channel_records(g, node, oc, [&](int64_t channel) {
+                                       {AOTC_NPU_REF_F_CONV_INPUT_OFFSET_VALUE, -p.constants.input_zero_point}});
+  output_fields(cmd, q, AOTC_NPU_REF_F_CONV_OUTPUT_OFFSET_VALUE, AOTC_NPU_REF_F_CONV_ACT_MIN);
+  const int64_t oc = geo.out_channels;
+  const int64_t taps = p.depthwise ? y.kernel * x.kernel : y.kernel * x.kernel * geo.in_channels;
+  cmd.records = channel_records(p.constants.bias, q, oc, [&](int64_t channel) {
     std::vector<int8_t> w;
-    for (int64_t t = 0; t < taps; ++t)  // OHWI: contiguous per channel; 1HWO: strided by OC
-      w.push_back(static_cast<int8_t>(filter.element_as_int(depthwise ? t * oc + channel : channel * taps + t)));
+    for (int64_t t = 0; t < taps; ++t)  // [O][KH][KW][I]: contiguous per channel; [1][KH][KW][O]: strided by O
+      w.push_back(static_cast<int8_t>(filter.element_as_int(p.depthwise ? t * oc + channel : channel * taps + t)));
     return w;
   });
   cmd.macs = out.num_elements() * taps;
   return cmd;
 }
 
-Command fully_connected(const Graph& g, const Node& node, const NpuFacts&) {
-  for (TensorId id : {node.inputs.at(0), node.outputs.at(0)}) require_int8(g, id);
-  require_weights(g, node);
-  const Tensor& in = g.tensor(node.inputs[0]);
-  const Tensor& filter = g.tensor(node.inputs[1]);
-  require(filter.shape.size() == 2, "the weights are not 2-D");
-  const int64_t units = filter.shape[0], depth = filter.shape[1];
-  require(depth <= AOTC_NPU_REF_MAX_DIM && units <= AOTC_NPU_REF_MAX_DIM && in.num_elements() % depth == 0, "shapes disagree");
-  const int64_t batches = in.num_elements() / depth;
-  require(batches <= AOTC_NPU_REF_MAX_DIM && g.tensor(node.outputs[0]).num_elements() == batches * units, "shapes disagree");
+// A fully connected layer, from its problem.
+Command fully_connected(const Graph& g, const FcProblem& p) {
+  for (TensorId id : {p.input, p.output}) require_int8(g, id);
+  const ChannelRequantization& q = require_integer_layer(!p.folded_bias.empty(), p.requantization);
+  const FcGeometry& f = p.geometry;
+  require(f.depth <= AOTC_NPU_REF_MAX_DIM && f.units <= AOTC_NPU_REF_MAX_DIM && f.batches <= AOTC_NPU_REF_MAX_DIM,
+          "a dimension out of the NPU's range");
+  const Tensor& filter = g.tensor(p.filter);
   Command cmd;
-  cmd.opcode = AOTC_NPU_REF_OP_FULLY_CONNECTED;
+  cmd.opcode = half_to_even(q) ? AOTC_NPU_REF_OP_FULLY_CONNECTED_EVEN : AOTC_NPU_REF_OP_FULLY_CONNECTED;
   cmd.words = AOTC_NPU_REF_FC_WORDS;
-  cmd.reads = {{AOTC_NPU_REF_F_FC_INPUT_REGION, node.inputs[0]}};
-  cmd.write = {AOTC_NPU_REF_F_FC_OUTPUT_REGION, node.outputs[0]};
+  cmd.reads = {{AOTC_NPU_REF_F_FC_INPUT_REGION, p.input}};
+  cmd.write = {AOTC_NPU_REF_F_FC_OUTPUT_REGION, p.output};
   cmd.params_field = AOTC_NPU_REF_F_FC_PARAMS_REGION;
-  cmd.fields = {{AOTC_NPU_REF_F_FC_BATCHES, batches},
-                {AOTC_NPU_REF_F_FC_IN_FEATURES, depth},
-                {AOTC_NPU_REF_F_FC_UNITS, units},
-                {AOTC_NPU_REF_F_FC_INPUT_OFFSET_VALUE, -tflite::zero_point_of(g, node.inputs[0])},
-                {AOTC_NPU_REF_F_FC_OUTPUT_OFFSET_VALUE, tflite::zero_point_of(g, node.outputs[0])}};
-  activation_fields(cmd, g, node, AOTC_NPU_REF_F_FC_ACT_MIN);
-  cmd.records = channel_records(g, node, units, [&](int64_t unit) {
+  cmd.fields = {{AOTC_NPU_REF_F_FC_BATCHES, f.batches},
+                {AOTC_NPU_REF_F_FC_IN_FEATURES, f.depth},
+                {AOTC_NPU_REF_F_FC_UNITS, f.units},
+                {AOTC_NPU_REF_F_FC_INPUT_OFFSET_VALUE, -p.input_zero_point}};
+  output_fields(cmd, q, AOTC_NPU_REF_F_FC_OUTPUT_OFFSET_VALUE, AOTC_NPU_REF_F_FC_ACT_MIN);
+  cmd.records = channel_records(p.bias != kNoTensor ? &g.tensor(p.bias) : nullptr, q, f.units, [&](int64_t unit) {
     std::vector<int8_t> w;
-    for (int64_t d = 0; d < depth; ++d) w.push_back(static_cast<int8_t>(filter.element_as_int(unit * depth + d)));
+    for (int64_t d = 0; d < f.depth; ++d) w.push_back(static_cast<int8_t>(filter.element_as_int(p.filter_index(unit, d))));
     return w;
   });
-  cmd.macs = batches * units * depth;
+  cmd.macs = f.batches * f.units * f.depth;
   return cmd;
 }
 
@@ -273,12 +297,20 @@ Command elementwise(const Graph& g, const Node& node, bool add) {
   return cmd;
 }
 
-// The command of a node that is not a view. Throws Unsupported.
+bool is_view(const Node& node) {
+  const OpDef* def = find_op(node.op);
+  return def && def->is_view;
+}
+
+// The command of a node that is not a view. Convolutions and fully connected layers come
+// as the kernel strategy's problems (node_problem.h), from either front end; pooling, ADD
+// and MUL as TFLite operators. Throws Unsupported.
 Command plan(const Graph& g, const Node& node, const NpuFacts& npu) {
   const std::string op = tflite_operator_name(node);
   try {
-    if (op == "CONV_2D" || op == "DEPTHWISE_CONV_2D") return conv(g, node, npu, op == "DEPTHWISE_CONV_2D");
-    if (op == "FULLY_CONNECTED") return fully_connected(g, node, npu);
+    NodeProblem problem = node_problem(g, node);
+    if (problem.conv) return conv(g, *problem.conv, npu);
+    if (problem.fc) return fully_connected(g, *problem.fc);
     if (op == "AVERAGE_POOL_2D" || op == "MAX_POOL_2D") return pool(g, node, npu, op == "AVERAGE_POOL_2D");
     if (op == "ADD" || op == "MUL") return elementwise(g, node, op == "ADD");
   } catch (const CompileError& e) {  // what the CPU's lowering would report too
@@ -287,9 +319,20 @@ Command plan(const Graph& g, const Node& node, const NpuFacts& npu) {
   throw Unsupported{"the NPU has no " + node.op};
 }
 
-bool is_view(const Node& node) {
-  const OpDef* def = find_op(node.op);
-  return def && def->is_view;
+// Which of the NPU's operators `node` is (what a target's [npu] `operators` lists), "" for
+// none: a convolution or fully connected layer by its problem, whatever its front end; a
+// view (TFLite's RESHAPE, ONNX's Reshape, Flatten, Squeeze...) as RESHAPE.
+std::string operator_of(const Graph& g, const Node& node) {
+  std::string op = tflite_operator_name(node);
+  if (is_view(node)) return op.empty() ? "RESHAPE" : op;
+  try {
+    NodeProblem problem = node_problem(g, node);
+    if (problem.conv) return problem.conv->depthwise ? "DEPTHWISE_CONV_2D" : "CONV_2D";
+    if (problem.fc) return "FULLY_CONNECTED";
+  } catch (const CompileError&) {
+    return "";  // a malformed node stays on the CPU, whose lowering reports it
+  }
+  return op == "AVERAGE_POOL_2D" || op == "MAX_POOL_2D" || op == "ADD" || op == "MUL" ? op : "";
 }
 
 std::string unsupported_reason(const Graph& g, const Node& node, const NpuFacts& npu) {
@@ -366,7 +409,8 @@ class RegionCompiler {
     const std::string stream_name = region_.name + "_stream", constants_name = region_.name + "_constants";
     f.stream = stream_name;
     const uint32_t table_size = kFirstInput + inputs + static_cast<uint32_t>(region_.outputs.size());
-    f.artifacts.push_back({stream_name, "aotc-npu-ref/stream-1.0", stream.finish(table_size)});
+    f.artifacts.push_back({stream_name, "aotc-npu-ref/stream-1." + std::to_string(stream.minor_version()),
+                           stream.finish(table_size)});
     if (!constants.data().empty()) {
       f.artifacts.push_back({constants_name, "aotc-npu-ref/constants-1.0", constants.data()});
       f.table.push_back({RegionEntry::Kind::kArtifact, constants_name, 0, 0});
@@ -419,6 +463,7 @@ class RegionCompiler {
 ExternalBackend backend() {
   ExternalBackend b;
   b.operators.assign(std::begin(kOperators), std::end(kOperators));
+  b.operator_of = operator_of;
   b.unsupported_reason = unsupported_reason;
   b.compile = [](const Graph& g, const Node& region, const NpuFacts& npu) { return RegionCompiler(g, region, npu).compile(); };
   return b;

@@ -16,6 +16,7 @@ void StreamWriter::begin(uint32_t opcode, uint32_t words) {
   words_.push_back(opcode | (words << 16));
   words_.resize(command_start_ + words, 0);
   ++commands_;
+  if (opcode >= AOTC_NPU_REF_OP_CONV2D_EVEN) minor_version_ = 1;
 }
 
 void StreamWriter::set(uint32_t field, int64_t value) {
@@ -31,7 +32,8 @@ void StreamWriter::set(uint32_t region_field, const Operand& operand) {
 std::vector<uint8_t> StreamWriter::finish(uint32_t region_count) const {
   std::vector<uint8_t> out;
   const uint32_t size = static_cast<uint32_t>(4 * (AOTC_NPU_REF_HEADER_WORDS + words_.size()));
-  for (uint32_t w : {AOTC_NPU_REF_MAGIC, AOTC_NPU_REF_VERSION, size, static_cast<uint32_t>(commands_), region_count, 0u})
+  const uint32_t version = AOTC_NPU_REF_VERSION_MAJOR << 16 | minor_version_;
+  for (uint32_t w : {AOTC_NPU_REF_MAGIC, version, size, static_cast<uint32_t>(commands_), region_count, 0u})
     append_le32(out, w);
   for (uint32_t w : words_) append_le32(out, w);
   return out;

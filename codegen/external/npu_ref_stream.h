@@ -1,4 +1,5 @@
-// Writing command streams of aotc's reference NPU (runtime-c/aotc_npu_ref.h, format 1.0):
+// Writing command streams of aotc's reference NPU (runtime-c/aotc_npu_ref.h, format 1.0, or
+// 1.1 for a stream with the _EVEN opcodes):
 // the header and one command at a time, each as its opcode's fixed list of 32-bit words,
 // and the constants blob the commands' channel records live in.
 #pragma once
@@ -27,9 +28,13 @@ class StreamWriter {
   // The stream: header, then the commands in order.
   std::vector<uint8_t> finish(uint32_t region_count) const;
   size_t commands() const { return commands_; }
+  // The format's minor version the stream needs: 1 when it has an opcode of 1.1 (the _EVEN
+  // ones), else 0, so that a stream without them runs on a driver of 1.0 too.
+  uint32_t minor_version() const { return minor_version_; }
 
  private:
   std::vector<uint32_t> words_;
+  uint32_t minor_version_ = 0;
   size_t command_start_ = 0;
   size_t commands_ = 0;
 };

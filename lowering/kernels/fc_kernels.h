@@ -29,6 +29,8 @@ struct FcProblem {
   // with the input's zero point folded in, bias[u] - zp * sum of row u, wrapped to int32 as
   // the kernels sum (empty otherwise). Kernels that pack the weights need it.
   std::vector<int32_t> folded_bias;
+  // The input's zero point, which folded_bias holds (for readers that fold it themselves).
+  int32_t input_zero_point = 0;
   // float32 input with a constant float32 filter: the weights can be packed.
   bool float32_constant_filter = false;
   // The arithmetic as TFLite's per-unit requantization, when folded_bias is set.

@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "lowering/ir/quantization.h"
@@ -34,15 +35,28 @@ struct FoldedConvConstants {
   int32_t input_zero_point = 0;
 };
 
-// How an int8 sum becomes an output element when the arithmetic is the fixed-point
-// requantization of TFLite (MultiplyByQuantizedMultiplier) per output channel: one
-// multiplier per channel, the output's zero point, the fused activation's range. Kernels
-// that requantize vectors of channels at once (Helium) take it in this form.
+// How an int8 sum becomes an output element, as data: one multiplier per output channel,
+// the output's zero point, the fused activation's range, and how the product rounds:
+//   kTflite      TFLite's MultiplyByQuantizedMultiplier (a doubling high multiply, then a
+//                rounding shift: two roundings, ties away from zero); `shift` is a left
+//                shift (negative: right), as QuantizedMultiplier has it;
+//   kHalfToEven  ONNX's QLinearConv/QLinearMatMul: the exact factor multiplier / 2^shift
+//                (quant_onnx.h's ExactMultiplier, shift 0..62), one rounding to nearest,
+//                ties to even.
+// Then + output_zero_point, clamped to `range`. Kernels that requantize vectors of
+// channels at once (Helium) and NPU backends read it in this form.
 struct ChannelRequantization {
+  enum class Rounding { kTflite, kHalfToEven };
   std::vector<QuantizedMultiplier> channels;
   int32_t output_zero_point = 0;
   QuantizedRange range{-128, 127};
+  Rounding rounding = Rounding::kTflite;
 };
+
+// Whether `q` is present and TFLite's requantization (what the Helium kernels compute).
+inline bool is_tflite_requantization(const std::optional<ChannelRequantization>& q) {
+  return q && q->rounding == ChannelRequantization::Rounding::kTflite;
+}
 
 // A residual ADD fused behind an int8 convolution (its whole epilogue), as TFLite's int8 ADD
 // computes it: each input less its zero point, rescaled by its multiplier (after the left

@@ -23,8 +23,7 @@
 
 #include "lowering/ir/runtime_calls.h"
 #include "lowering/ops/channel_constants.h"
-#include "lowering/kernels/conv_kernels.h"
-#include "lowering/kernels/fc_kernels.h"
+#include "lowering/kernels/node_problem.h"
 #include "lowering/kernels/pool_kernels.h"
 #include "lowering/ops/channel_header.h"
 #include "lowering/ops/convolution.h"
@@ -296,6 +295,11 @@ class OutputStage {
     return ir::cast(type_, zero_point_ == 0 ? clamped : clamped + zero_point_);
   }
 
+  // The output's range, zero point included (the type's, narrowed by a folded activation).
+  QuantizedRange range() const {
+    return {static_cast<int32_t>(min_ + zero_point_), static_cast<int32_t>(max_ + zero_point_)};
+  }
+
   // For a value that already holds the zero point and is saturated to the type's range:
   // the clamp to a narrower range (a folded activation's), and the narrowing.
   Expr apply_to_saturated(Expr value) const {
@@ -498,12 +502,31 @@ class QLinearArithmetic : public ConvArithmetic {
   ChannelConstants::Handle x_zero_point_ = 0, w_zero_point_ = 0;
 };
 
-// The convolution as a ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h).
-// The convolution as a ConvProblem; `arithmetic` made from `p`.
-ConvProblem qlinear_conv_problem(const Graph& g, const Node& node, const QConvParams& p, QLinearArithmetic& arithmetic) {
-  ConvProblem problem;
+// ONNX's requantization as data (ChannelRequantization, kHalfToEven): each factor's exact
+// multiplier and shift, one per output channel; y's zero point and range. For readers that
+// compute it themselves (an NPU backend): the kernels take QLinearArithmetic.
+ChannelRequantization half_to_even_requantization(const std::vector<float>& factors, int64_t channels,
+                                                  const QuantParams& y, const OutputStage& output) {
+  ChannelRequantization q;
+  q.rounding = ChannelRequantization::Rounding::kHalfToEven;
+  for (int64_t c = 0; c < channels; ++c) {
+    ExactMultiplier m = exact_multiplier(factors[factors.size() == 1 ? 0 : static_cast<size_t>(c)]);
+    q.channels.push_back({m.multiplier, m.shift});
+  }
+  q.output_zero_point = y.zero_points[0];
+  q.range = output.range();
+  return q;
+}
+
+// The convolution as a ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h);
+// also what an NPU backend reads (node_problem.h).
+NodeProblem qlinear_conv_problem(const Graph& g, const Node& node) {
+  NodeProblem result;
+  ConvProblem& problem = result.conv.emplace();
   problem.geometry = qconv_geometry(g, node);
-  problem.arithmetic = &arithmetic;
+  QConvParams p = qconv_params(g, node, problem.geometry.out_channels);
+  result.arithmetic = std::make_shared<QLinearArithmetic>(node, p);
+  problem.arithmetic = result.arithmetic.get();
   problem.input = node.inputs[0];
   problem.filter = node.inputs[3];
   problem.bias = checked_bias(g, node, 8, problem.geometry.out_channels);
@@ -519,22 +542,21 @@ ConvProblem qlinear_conv_problem(const Graph& g, const Node& node, const QConvPa
   problem.int8_constant_symmetric = p.x.type == DataType::Int(8) && p.w.type == DataType::Int(8) &&
                                     g.tensor(problem.filter).is_constant() && bias.is_constant() &&
                                     std::all_of(p.w.zero_points.begin(), p.w.zero_points.end(), zero);
+  if (problem.int8_constant_symmetric && p.y.type == DataType::Int(8))
+    problem.requantization = half_to_even_requantization(product_factors(p.x, p.w, p.y), problem.geometry.out_channels,
+                                                         p.y, OutputStage(node, p.y));
   problem.input_name = "x", problem.filter_name = "w", problem.output_name = "y";
-  return problem;
+  return result;
 }
 
 LoweredOp lower_qlinear_conv(const Graph& g, const Node& node, KernelBuilder& kb) {
-  QConvParams p = qconv_params(g, node, qconv_geometry(g, node).out_channels);
-  QLinearArithmetic arithmetic(node, p);
-  return build_conv_kernel(kb, qlinear_conv_problem(g, node, p, arithmetic));
+  return build_conv_kernel(kb, *qlinear_conv_problem(g, node).conv);
 }
 
 OpDef qlinear_conv_op() {
   OpDef def = kernel_op(infer_qlinear_conv, lower_qlinear_conv).with({Role::kAnchor});
   def.prefers_channels_last = [](const Graph& g, const Node& node, const TargetFacts& target) {
-    QConvParams p = qconv_params(g, node, qconv_geometry(g, node).out_channels);
-    QLinearArithmetic arithmetic(node, p);
-    return channels_last_pays(qlinear_conv_problem(g, node, p, arithmetic), target);
+    return channels_last_pays(*qlinear_conv_problem(g, node).conv, target);
   };
   return def;
 }
@@ -605,12 +627,17 @@ bool is_fully_connected(const Graph& g, const Node& node, const QMatMulParams& p
   return b.is_constant() && b.shape.size() == 2 && p.a.per_tensor();
 }
 
-LoweredOp lower_qlinear_fully_connected(const Graph& g, const Node& node, KernelBuilder& kb, const QMatMulShape& s,
-                                        const QMatMulParams& p) {
-  FcProblem fc;
+// The fully connected layer as an FcProblem (empty when the node is not one); also what an
+// NPU backend reads (node_problem.h).
+NodeProblem qlinear_fc_problem(const Graph& g, const Node& node) {
+  QMatMulShape s = qmatmul_shape(g, node);
+  QMatMulParams p = qmatmul_params(g, node, s);
+  NodeProblem result;
+  if (!is_fully_connected(g, node, p)) return result;
+  FcProblem& fc = result.fc.emplace();
   fc.geometry = {g.tensor(node.inputs[0]).num_elements() / s.k, s.k, s.n};
-  QLinearArithmetic arithmetic(node, {p.a, p.b, p.y});
-  fc.arithmetic = &arithmetic;
+  result.arithmetic = std::make_shared<QLinearArithmetic>(node, QConvParams{p.a, p.b, p.y});
+  fc.arithmetic = result.arithmetic.get();
   fc.input = node.inputs[0];
   fc.filter = node.inputs[3];
   fc.bias = checked_bias(g, node, 8, s.n);
@@ -620,20 +647,23 @@ LoweredOp lower_qlinear_fully_connected(const Graph& g, const Node& node, Kernel
   const Tensor* bias = fc.bias != kNoTensor ? &g.tensor(fc.bias) : nullptr;
   bool symmetric = std::all_of(p.b.zero_points.begin(), p.b.zero_points.end(), [](int32_t z) { return z == 0; });
   if (p.a.type == DataType::Int(8) && p.b.type == DataType::Int(8) && symmetric && (!bias || bias->is_constant())) {
+    fc.input_zero_point = p.a.zero_points[0];
     fc.folded_bias = folded_biases(bias, s.n, p.a.zero_points[0], [&](int64_t unit) {
       int64_t sum = 0;
       for (int64_t d = 0; d < s.k; ++d) sum += b.element_as_int(fc.filter_index(unit, d));
       return sum;
     });
+    if (p.y.type == DataType::Int(8))
+      fc.requantization = half_to_even_requantization(product_factors(p.a, p.b, p.y), s.n, p.y, OutputStage(node, p.y));
   }
   fc.planned_input = std::find(g.inputs.begin(), g.inputs.end(), fc.input) == g.inputs.end();
-  return build_fc_kernel(kb, fc);
+  return result;
 }
 
 LoweredOp lower_qlinear_matmul(const Graph& g, const Node& node, KernelBuilder& kb) {
   QMatMulShape s = qmatmul_shape(g, node);
   QMatMulParams p = qmatmul_params(g, node, s);
-  if (is_fully_connected(g, node, p)) return lower_qlinear_fully_connected(g, node, kb, s, p);
+  if (is_fully_connected(g, node, p)) return build_fc_kernel(kb, *qlinear_fc_problem(g, node).fc);
   ir::Buffer a = kb.input(0, "a");
   ir::Buffer b = kb.input(3, "b");
   ir::Buffer bias = optional_bias(g, node, kb, 8, s.n);
@@ -821,6 +851,8 @@ AOTC_REGISTER_OP("DequantizeLinear", kernel_op(infer_dequantize_linear, lower_de
 // Its kernels apply the fused epilogue (a residual aotc.QLinearAdd) to every output element.
 AOTC_REGISTER_OP("QLinearConv", qlinear_conv_op());
 AOTC_REGISTER_OP("QLinearMatMul", kernel_op(infer_qlinear_matmul, lower_qlinear_matmul));
+AOTC_REGISTER_NODE_PROBLEM("QLinearConv", qlinear_conv_problem);
+AOTC_REGISTER_NODE_PROBLEM("QLinearMatMul", qlinear_fc_problem);
 AOTC_REGISTER_OP("aotc.QLinearAveragePool", kernel_op(infer_qlinear_average_pool, lower_qlinear_average_pool));
 AOTC_REGISTER_OP("aotc.QLinearAdd", qlinear_add_op());
 

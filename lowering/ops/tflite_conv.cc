@@ -19,8 +19,7 @@
 
 #include "aot/graph/op_registry.h"
 #include "lowering/ir/runtime_calls.h"
-#include "lowering/kernels/conv_kernels.h"
-#include "lowering/kernels/fc_kernels.h"
+#include "lowering/kernels/node_problem.h"
 #include "lowering/ops/channel_constants.h"
 #include "lowering/ops/channel_header.h"
 #include "lowering/ops/convolution.h"
@@ -219,9 +218,7 @@ std::unique_ptr<ConvArithmetic> tflite_arithmetic(const Graph& g, const Node& no
 // Whether the int8 kernels specialized for microcontrollers (the register blocks below,
 // Helium's conv_mve_s8.h) can take the node: int8 (not 16x8) with constant symmetric
 // weights and a constant bias.
-bool int8_constant_symmetric(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
+bool int8_constant_symmetric(const Graph& g, const Node& node) {
   TensorId bias = node.input(2);
   bool constant = g.tensor(node.inputs[1]).is_constant() && (bias == kNoTensor || g.tensor(bias).is_constant());
   const std::vector<int64_t>& filter_zero_points = g.tensor(node.inputs[1]).quant.zero_point;
@@ -242,10 +239,9 @@ ChannelRequantization channel_requantization(const Graph& g, const Node& node, T
 
 // float32 input and a constant float32 filter: what the float32 register blocks
 // (blocked_f32.h) pack.
-bool float32_constant_filter(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  return g.tensor(ctx.node.inputs[0]).dtype == DataType::Float32() &&
-         g.tensor(ctx.node.inputs[1]).dtype == DataType::Float32() && g.tensor(ctx.node.inputs[1]).is_constant();
+bool float32_constant_filter(const Graph& g, const Node& node) {
+  return g.tensor(node.inputs[0]).dtype == DataType::Float32() && g.tensor(node.inputs[1]).dtype == DataType::Float32() &&
+         g.tensor(node.inputs[1]).is_constant();
 }
 
 // The kernel's multiply-accumulates and its shape in a few words, as metadata.json's
@@ -298,29 +294,37 @@ std::optional<FusedResidualAdd> residual_add(const Graph& g, const Node& node) {
 
 // The convolution as a ConvProblem for the kernel strategy (lowering/kernels/conv_kernels.h),
 // which picks the kernel for the target: Helium's vector kernels, the int8 register blocks,
-// the float32 register blocks or the generic loops.
-LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  ConvProblem p;
+// the float32 register blocks or the generic loops. (Also what an NPU backend reads:
+// node_problem.h.)
+NodeProblem conv_problem(const Graph& g, const Node& node, bool depthwise) {
+  NodeProblem problem;
+  ConvProblem& p = problem.conv.emplace();
   p.geometry = conv_geometry(g, node, depthwise);
   p.depthwise = depthwise;
   // An epilogue fused behind the node (a residual ADD) starts from the node's own output.
-  std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, anchor_output(node), p.geometry.out_channels);
-  p.arithmetic = arithmetic.get();
+  problem.arithmetic = tflite_arithmetic(g, node, anchor_output(node), p.geometry.out_channels);
+  p.arithmetic = problem.arithmetic.get();
   p.input = node.inputs[0];
   p.filter = node.inputs[1];
   p.bias = node.input(2);
   p.output = node.outputs[0];
   p.constants = {&g.tensor(p.filter), p.bias != kNoTensor ? &g.tensor(p.bias) : nullptr, tflite::zero_point_of(g, p.input)};
-  p.int8_constant_symmetric = int8_constant_symmetric(ctx);
-  p.float32_constant_filter = float32_constant_filter(ctx);
+  p.int8_constant_symmetric = int8_constant_symmetric(g, node);
+  p.float32_constant_filter = float32_constant_filter(g, node);
   if (p.int8_constant_symmetric) {
     p.requantization = channel_requantization(g, node, anchor_output(node), p.geometry.out_channels);
     p.residual_add = residual_add(g, node);
   }
+  return problem;
+}
+
+NodeProblem conv_2d_problem(const Graph& g, const Node& node) { return conv_problem(g, node, false); }
+NodeProblem depthwise_conv_2d_problem(const Graph& g, const Node& node) { return conv_problem(g, node, true); }
+
+LoweredOp lower_conv(const LowerContext& ctx, bool depthwise) {
+  NodeProblem problem = conv_problem(ctx.graph, ctx.node, depthwise);
   KernelBuilder kb(ctx);
-  return with_conv_work(build_conv_kernel(kb, p), p.geometry, depthwise);
+  return with_conv_work(build_conv_kernel(kb, *problem.conv), problem.conv->geometry, depthwise);
 }
 
 // FULLY_CONNECTED: input [..., depth] viewed as [batches, depth]; filter [units, depth].
@@ -369,24 +373,30 @@ std::vector<int32_t> folded_int8_bias(const Graph& g, const Node& node, const Fc
 // The layer as an FcProblem for the kernel strategy (lowering/kernels/fc_kernels.h): on a
 // core with Helium the runtime's vector kernel, on other microcontrollers blocks of four
 // units over packed weights, float32 register blocks with an FPU, else a loop per unit.
-LoweredOp lower_fc(const LowerContext& ctx) {
-  const Graph& g = ctx.graph;
-  const Node& node = ctx.node;
-  FcProblem p;
+NodeProblem fc_problem(const Graph& g, const Node& node) {
+  NodeProblem problem;
+  FcProblem& p = problem.fc.emplace();
   p.geometry = fc_geometry(g, node);
   const FcGeometry& f = p.geometry;
-  std::unique_ptr<ConvArithmetic> arithmetic = tflite_arithmetic(g, node, node.outputs[0], f.units);
-  p.arithmetic = arithmetic.get();
+  problem.arithmetic = tflite_arithmetic(g, node, node.outputs[0], f.units);
+  p.arithmetic = problem.arithmetic.get();
   p.input = node.inputs[0];
   p.filter = node.inputs[1];
   p.bias = node.input(2);
   p.output = node.outputs[0];
   p.folded_bias = folded_int8_bias(g, node, f);
-  p.float32_constant_filter = float32_constant_filter(ctx);
+  p.input_zero_point = static_cast<int32_t>(tflite::zero_point_of(g, p.input));
+  p.float32_constant_filter = float32_constant_filter(g, node);
   if (!p.folded_bias.empty()) p.requantization = channel_requantization(g, node, node.outputs[0], f.units);
   p.planned_input = std::find(g.inputs.begin(), g.inputs.end(), node.inputs[0]) == g.inputs.end();
+  return problem;
+}
+
+LoweredOp lower_fc(const LowerContext& ctx) {
+  NodeProblem problem = fc_problem(ctx.graph, ctx.node);
+  const FcGeometry& f = problem.fc->geometry;
   KernelBuilder kb(ctx);
-  return with_work(build_fc_kernel(kb, p), f.batches * f.units * f.depth,
+  return with_work(build_fc_kernel(kb, *problem.fc), f.batches * f.units * f.depth,
                    std::to_string(f.depth) + "->" + std::to_string(f.units) + (f.batches > 1 ? " x" + std::to_string(f.batches) : ""));
 }
 
@@ -510,6 +520,9 @@ OpDef conv_op(bool depthwise) {
 AOTC_REGISTER_OP("tfl.CONV_2D", conv_op(false));
 AOTC_REGISTER_OP("tfl.DEPTHWISE_CONV_2D", conv_op(true));
 AOTC_REGISTER_OP("tfl.FULLY_CONNECTED", kernel_op(infer_fc, lower_fc));
+AOTC_REGISTER_NODE_PROBLEM("tfl.CONV_2D", conv_2d_problem);
+AOTC_REGISTER_NODE_PROBLEM("tfl.DEPTHWISE_CONV_2D", depthwise_conv_2d_problem);
+AOTC_REGISTER_NODE_PROBLEM("tfl.FULLY_CONNECTED", fc_problem);
 AOTC_REGISTER_OP("tfl.TRANSPOSE_CONV", kernel_op(infer_transpose_conv, lower_transpose_conv).with({Role::kAnchor}));
 
 }  // namespace

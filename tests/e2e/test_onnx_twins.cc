@@ -2,8 +2,10 @@
 // make_onnx_twins.py from the TFLite models' weights): the same quantized networks written
 // channels-first, as PyTorch / ONNX Runtime quantization writes them, once with QLinearConv
 // and once in QDQ form. aotc's output must be ONNX Runtime's bytes (ort_reference.js) for
-// each reference input, with the host's kernels and with the Cortex-M4's (run on the host),
-// and the generated C must build with clang as strict C99.
+// each reference input, with the host's kernels, with the Cortex-M4's (run on the host) and
+// with the reference NPU's (npu-ref), and the generated C must build with clang as strict C99.
+#include <nlohmann/json.hpp>
+
 #include "tests/e2e/e2e_util.h"
 
 namespace aotc::e2e {
@@ -32,6 +34,19 @@ class OnnxTwin : public TempDirTest<::testing::TestWithParam<std::string>> {
 TEST_P(OnnxTwin, MatchesOnnxRuntimeOnTheHost) { expect_onnx_runtime_outputs("host"); }
 
 TEST_P(OnnxTwin, MatchesOnnxRuntimeWithCortexM4Kernels) { expect_onnx_runtime_outputs("cortex-m4"); }
+
+// On npu-ref the convolutions and fully connected layers go to the NPU as the TFLite
+// model's do (at least 95% of the MACs, test_npu.cc asks the same of the TFLite models),
+// in its commands that round as ONNX does (ties to even, stream 1.1), and the outputs stay
+// ONNX Runtime's bytes.
+TEST_P(OnnxTwin, RunsOnTheNpuBitExact) {
+  Result r = run({"compile", file("model.onnx"), "-o", tmp("npu"), "--target", "npu-ref"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  nlohmann::json offload = nlohmann::json::parse(read_bytes(tmp("npu/metadata.json")))["offload"];
+  EXPECT_EQ(offload["backend"], "npu-ref");
+  EXPECT_GE(offload["mac_fraction"].get<double>(), 0.95) << offload.dump(2);
+  expect_onnx_runtime_outputs("npu-ref");
+}
 
 TEST_P(OnnxTwin, GeneratedCBuildsWithStrictWarnings) {
   Result r = run({"compile", file("model.onnx"), "-o", tmp("c"), "--name", "net"});

@@ -380,7 +380,7 @@ ir::Stmt lower_mve_fully_connected_s8(const ir::Buffer& x, const ir::Buffer& y, 
 AOTC_REGISTER_KERNEL(ConvKernels, ({
     "mve.conv_s8", 40,
     [](const ConvProblem& p, const TargetFacts& target) {
-      return target.has("mve") && p.int8_constant_symmetric && p.requantization && mve_conv_s8_applies(p.geometry);
+      return target.has("mve") && p.int8_constant_symmetric && is_tflite_requantization(p.requantization) && mve_conv_s8_applies(p.geometry);
     },
     [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
       ops.output = kb.tensor_param(p.output, p.output_name);
@@ -392,7 +392,7 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({
 AOTC_REGISTER_KERNEL(FcKernels, ({
     "mve.fully_connected_s8", 40,
     [](const FcProblem& p, const TargetFacts& target) {
-      return target.has("mve") && !p.folded_bias.empty() && p.requantization && !p.filter_depth_major;
+      return target.has("mve") && !p.folded_bias.empty() && is_tflite_requantization(p.requantization) && !p.filter_depth_major;
     },
     [](KernelBuilder& kb, const FcProblem& p, FcViews& views) {
       return lower_mve_fully_connected_s8(views.input, views.output, kb.graph().tensor(p.filter), p.folded_bias,
