@@ -8,9 +8,11 @@
 //   <name>_constants.c  the weights as const arrays (flash on a microcontroller)
 //   aotc_runtime.[ch]   the runtime the kernels use (workspace allocator, error codes), the
 //                       header's default workspace alignment set to the target's
-//   aotc_quant*.h,      the fixed-point arithmetic and micro-kernels the kernels call
-//   aotc_dot.h, aotc_dot_f32.h, aotc_dot_strided.h, aotc_mve.h,
-//   aotc_host_f32.h
+//   aotc_quant*.h, ...  the runtime headers whose fixed-point arithmetic and micro-kernels
+//                       the chosen kernels call (runtime_calls.h names each function's
+//                       header), and what they include: only those
+//   aotc_dlpack.[ch]    the DLPack calling convention over <name>_run
+//   aotc_npu*, ...      a device driver's files, where a kernel calls it
 //   metadata.json       inputs, outputs, memory figures, operators, the memory plan, target
 //   <name>.cflags       the target's compiler flags, for `cc @<name>.cflags`
 #pragma once

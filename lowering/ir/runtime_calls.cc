@@ -17,8 +17,10 @@
 namespace aotc::ir {
 namespace {
 
-// Every runtime function the IR may call, by its C name, as the interpreter evaluates it.
+// Every runtime function the IR may call, by its C name: the runtime header that defines it
+// (what generated code that calls it includes), its arity, how the interpreter evaluates it.
 struct RuntimeFunction {
+  const char* header;
   size_t arity;
   std::function<int64_t(const std::vector<int64_t>&)> evaluate;
   // The arguments it writes through (a micro-kernel's output address: its last argument,
@@ -39,47 +41,47 @@ T* pointer(int64_t v) {
 const std::map<std::string, RuntimeFunction>& runtime_functions() {
   using Args = const std::vector<int64_t>&;
   static const std::map<std::string, RuntimeFunction> kFunctions = {
-      {"aotc_mul_by_quantized_multiplier", {3, [](Args a) { return aotc_mul_by_quantized_multiplier(i32(a[0]), i32(a[1]), i32(a[2])); }}},
-      {"aotc_requantize", {3, [](Args a) { return aotc_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
-      {"aotc_requantize_right", {3, [](Args a) { return aotc_requantize_right(i32(a[0]), i32(a[1]), i32(a[2])); }}},
-      {"aotc_requantize_s8", {4, [](Args a) { return aotc_requantize_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3])); }}},
+      {"aotc_mul_by_quantized_multiplier", {"aotc_quant.h", 3, [](Args a) { return aotc_mul_by_quantized_multiplier(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_requantize", {"aotc_quant.h", 3, [](Args a) { return aotc_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_requantize_right", {"aotc_quant.h", 3, [](Args a) { return aotc_requantize_right(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_requantize_s8", {"aotc_quant.h", 4, [](Args a) { return aotc_requantize_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3])); }}},
       {"aotc_mul_by_quantized_multiplier_i64",
-       {3, [](Args a) { return aotc_mul_by_quantized_multiplier_i64(a[0], i32(a[1]), i32(a[2])); }}},
-      {"aotc_rounding_divide_by_pot", {2, [](Args a) { return aotc_rounding_divide_by_pot(i32(a[0]), i32(a[1])); }}},
-      {"aotc_sat_rounding_doubling_high_mul", {2, [](Args a) { return aotc_sat_rounding_doubling_high_mul(i32(a[0]), i32(a[1])); }}},
-      {"aotc_onnx_requantize", {3, [](Args a) { return aotc_onnx_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+       {"aotc_quant.h", 3, [](Args a) { return aotc_mul_by_quantized_multiplier_i64(a[0], i32(a[1]), i32(a[2])); }}},
+      {"aotc_rounding_divide_by_pot", {"aotc_quant.h", 2, [](Args a) { return aotc_rounding_divide_by_pot(i32(a[0]), i32(a[1])); }}},
+      {"aotc_sat_rounding_doubling_high_mul", {"aotc_quant.h", 2, [](Args a) { return aotc_sat_rounding_doubling_high_mul(i32(a[0]), i32(a[1])); }}},
+      {"aotc_onnx_requantize", {"aotc_quant_onnx.h", 3, [](Args a) { return aotc_onnx_requantize(i32(a[0]), i32(a[1]), i32(a[2])); }}},
       {"aotc_onnx_requantize_high",
-       {5, [](Args a) { return aotc_onnx_requantize_high(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
+       {"aotc_quant_onnx.h", 5, [](Args a) { return aotc_onnx_requantize_high(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
       {"aotc_onnx_requantize_s8",
-       {6, [](Args a) {
+       {"aotc_quant_onnx.h", 6, [](Args a) {
           return aotc_onnx_requantize_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]));
         }}},
       {"aotc_onnx_requantize_sum",
-       {5, [](Args a) { return aotc_onnx_requantize_sum(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
-      {"aotc_exp_on_negative_values_q5_26", {1, [](Args a) { return aotc_exp_on_negative_values_q5_26(i32(a[0])); }}},
-      {"aotc_count_leading_zeros", {1, [](Args a) { return aotc_count_leading_zeros(i32(a[0])); }}},
-      {"aotc_get_reciprocal", {1, [](Args a) { return aotc_get_reciprocal(i32(a[0])); }}},
-      {"aotc_logistic_q4_27", {1, [](Args a) { return aotc_logistic_q4_27(i32(a[0])); }}},
-      {"aotc_tanh_q4_27", {1, [](Args a) { return aotc_tanh_q4_27(i32(a[0])); }}},
-      {"aotc_logistic_s16", {3, [](Args a) { return aotc_logistic_s16(i32(a[0]), i32(a[1]), i32(a[2])); }}},
-      {"aotc_tanh_s16", {3, [](Args a) { return aotc_tanh_s16(i32(a[0]), i32(a[1]), i32(a[2])); }}},
-      {"aotc_inv_sqrt_multiplier", {1, [](Args a) { return aotc_inv_sqrt_multiplier(i32(a[0])); }}},
-      {"aotc_inv_sqrt_shift", {1, [](Args a) { return aotc_inv_sqrt_shift(i32(a[0])); }}},
+       {"aotc_quant_onnx.h", 5, [](Args a) { return aotc_onnx_requantize_sum(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
+      {"aotc_exp_on_negative_values_q5_26", {"aotc_quant_softmax.h", 1, [](Args a) { return aotc_exp_on_negative_values_q5_26(i32(a[0])); }}},
+      {"aotc_count_leading_zeros", {"aotc_quant_softmax.h", 1, [](Args a) { return aotc_count_leading_zeros(i32(a[0])); }}},
+      {"aotc_get_reciprocal", {"aotc_quant_softmax.h", 1, [](Args a) { return aotc_get_reciprocal(i32(a[0])); }}},
+      {"aotc_logistic_q4_27", {"aotc_quant_softmax.h", 1, [](Args a) { return aotc_logistic_q4_27(i32(a[0])); }}},
+      {"aotc_tanh_q4_27", {"aotc_quant_softmax.h", 1, [](Args a) { return aotc_tanh_q4_27(i32(a[0])); }}},
+      {"aotc_logistic_s16", {"aotc_quant_softmax.h", 3, [](Args a) { return aotc_logistic_s16(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_tanh_s16", {"aotc_quant_softmax.h", 3, [](Args a) { return aotc_tanh_s16(i32(a[0]), i32(a[1]), i32(a[2])); }}},
+      {"aotc_inv_sqrt_multiplier", {"aotc_quant_softmax.h", 1, [](Args a) { return aotc_inv_sqrt_multiplier(i32(a[0])); }}},
+      {"aotc_inv_sqrt_shift", {"aotc_quant_softmax.h", 1, [](Args a) { return aotc_inv_sqrt_shift(i32(a[0])); }}},
       {"aotc_hard_swish_s8",
-       {5, [](Args a) { return aotc_hard_swish_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
+       {"aotc_quant.h", 5, [](Args a) { return aotc_hard_swish_s8(i32(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4])); }}},
       {"aotc_dot_s8_1x4",
-       {4, [](Args a) {
+       {"aotc_dot.h", 4, [](Args a) {
           aotc_dot_s8_1x4(pointer<const int8_t>(a[0]), pointer<const int32_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
           return int64_t{0};
         }, {3}}},
       {"aotc_dot_s8_2x2",
-       {5, [](Args a) {
+       {"aotc_dot.h", 5, [](Args a) {
           aotc_dot_s8_2x2(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), pointer<const int32_t>(a[2]), i32(a[3]),
                           pointer<int32_t>(a[4]));
           return int64_t{0};
         }, {4}}},
       {"aotc_mve_conv_s8",
-       {15, [](Args a) {
+       {"aotc_mve.h", 15, [](Args a) {
           aotc_mve_conv_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), pointer<const int8_t>(a[4]), i32(a[5]),
                            pointer<const int32_t>(a[6]), pointer<const int32_t>(a[7]), pointer<const int32_t>(a[8]),
                            pointer<const int32_t>(a[9]), i32(a[10]), i32(a[11]), i32(a[12]), i32(a[13]),
@@ -87,7 +89,7 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
           return int64_t{0};
         }, {14}}},
       {"aotc_mve_depthwise_s8",
-       {17, [](Args a) {
+       {"aotc_mve.h", 17, [](Args a) {
           aotc_mve_depthwise_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]), i32(a[6]),
                                 pointer<const int8_t>(a[7]), pointer<const int32_t>(a[8]), pointer<const int32_t>(a[9]),
                                 pointer<const int32_t>(a[10]), pointer<const int32_t>(a[11]), i32(a[12]), i32(a[13]),
@@ -95,136 +97,136 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
           return int64_t{0};
         }, {16}}},
       {"aotc_mve_add_s8",
-       {15, [](Args a) {
+       {"aotc_mve.h", 15, [](Args a) {
           aotc_mve_add_s8(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]),
                           i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]), i32(a[12]), i32(a[13]),
                           pointer<int8_t>(a[14]));
           return int64_t{0};
         }, {14}}},
       {"aotc_mve_window_sum_s8",
-       {6, [](Args a) {
+       {"aotc_mve.h", 6, [](Args a) {
           aotc_mve_window_sum_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), pointer<int32_t>(a[5]));
           return int64_t{0};
         }, {5}}},
       {"aotc_mve_copy_s8",
-       {3, [](Args a) {
+       {"aotc_mve.h", 3, [](Args a) {
           aotc_mve_copy_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]));
           return int64_t{0};
         }, {0}}},
       {"aotc_mve_fill_s8",
-       {3, [](Args a) {
+       {"aotc_mve.h", 3, [](Args a) {
           aotc_mve_fill_s8(pointer<int8_t>(a[0]), i32(a[1]), i32(a[2]));
           return int64_t{0};
         }, {0}}},
       {"aotc_mve_band_row_s8",
-       {8, [](Args a) {
+       {"aotc_mve.h", 8, [](Args a) {
           aotc_mve_band_row_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), i32(a[5]),
                                i32(a[6]), i32(a[7]));
           return int64_t{0};
         }, {0}}},
       {"aotc_mve_gather_s8",
-       {5, [](Args a) {
+       {"aotc_mve.h", 5, [](Args a) {
           aotc_mve_gather_s8(pointer<int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), i32(a[3]), i32(a[4]));
           return int64_t{0};
         }, {0}}},
       {"aotc_dot_s8_1x4_aligned",
-       {4, [](Args a) {
+       {"aotc_dot.h", 4, [](Args a) {
           aotc_dot_s8_1x4_aligned(pointer<const int8_t>(a[0]), pointer<const int32_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
           return int64_t{0};
         }}},
       {"aotc_dot_s8_2x2_aligned",
-       {5, [](Args a) {
+       {"aotc_dot.h", 5, [](Args a) {
           aotc_dot_s8_2x2_aligned(pointer<const int8_t>(a[0]), i32(a[1]), pointer<const int32_t>(a[2]), i32(a[3]),
                                   pointer<int32_t>(a[4]));
           return int64_t{0};
         }}},
       {"aotc_stage_s8x2",
-       {4, [](Args a) {
+       {"aotc_dot.h", 4, [](Args a) {
           aotc_stage_s8x2(pointer<const int8_t>(a[0]), pointer<const int8_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
           return int64_t{0};
         }}},
       {"aotc_dot_s16_2x2",
-       {4, [](Args a) {
+       {"aotc_dot.h", 4, [](Args a) {
           aotc_dot_s16_2x2(pointer<const int32_t>(a[0]), pointer<const int32_t>(a[1]), i32(a[2]), pointer<int32_t>(a[3]));
           return int64_t{0};
         }}},
       {"aotc_dw3_s8",
-       {6, [](Args a) {
+       {"aotc_dot.h", 6, [](Args a) {
           aotc_dw3_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), i32(a[3]), i32(a[4]), pointer<int32_t>(a[5]));
           return int64_t{0};
         }}},
       {"aotc_conv_f32",
-       {16, [](Args a) {
+       {"aotc_host_f32.h", 16, [](Args a) {
           aotc_conv_f32(pointer<const float>(a[0]), pointer<float>(a[1]), pointer<const float>(a[2]), i32(a[3]), i32(a[4]),
                         i32(a[5]), i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]), i32(a[12]),
                         i32(a[13]), i32(a[14]), pointer<float>(a[15]));
           return int64_t{0};
         }, {1, 15}}},
       {"aotc_depthwise_f32",
-       {15, [](Args a) {
+       {"aotc_host_f32.h", 15, [](Args a) {
           aotc_depthwise_f32(pointer<const float>(a[0]), pointer<float>(a[1]), pointer<const float>(a[2]), i32(a[3]),
                              i32(a[4]), i32(a[5]), i32(a[6]), i32(a[7]), i32(a[8]), i32(a[9]), i32(a[10]), i32(a[11]),
                              i32(a[12]), i32(a[13]), pointer<float>(a[14]));
           return int64_t{0};
         }, {1, 14}}},
       {"aotc_dot_f32_4x4",
-       {7, [](Args a) {
+       {"aotc_dot_f32.h", 7, [](Args a) {
           aotc_dot_f32_4x4(pointer<const float>(a[0]), pointer<const float>(a[1]), pointer<const float>(a[2]),
                            pointer<const float>(a[3]), pointer<const float>(a[4]), i32(a[5]), pointer<float>(a[6]));
           return int64_t{0};
         }}},
       {"aotc_dot_f32_1x4",
-       {4, [](Args a) {
+       {"aotc_dot_f32.h", 4, [](Args a) {
           aotc_dot_f32_1x4(pointer<const float>(a[0]), pointer<const float>(a[1]), i32(a[2]), pointer<float>(a[3]));
           return int64_t{0};
         }}},
       {"aotc_dot_f32_1x16",
-       {5, [](Args a) {
+       {"aotc_dot_f32.h", 5, [](Args a) {
           aotc_dot_f32_1x16(pointer<const float>(a[0]), pointer<const float>(a[1]), i32(a[2]), i32(a[3]),
                             pointer<float>(a[4]));
           return int64_t{0};
         }}},
       {"aotc_dw_f32_4ch",
-       {8, [](Args a) {
+       {"aotc_dot_f32.h", 8, [](Args a) {
           aotc_dw_f32_4ch(pointer<const float>(a[0]), i32(a[1]), i32(a[2]), pointer<const float>(a[3]), i32(a[4]), i32(a[5]),
                           i32(a[6]), pointer<float>(a[7]));
           return int64_t{0};
         }}},
       {"aotc_dot_f32",
-       {6, [](Args a) {
+       {"aotc_dot_strided.h", 6, [](Args a) {
           aotc_dot_f32(pointer<const float>(a[0]), i32(a[1]), pointer<const float>(a[2]), i32(a[3]), i32(a[4]),
                        pointer<float>(a[5]));
           return int64_t{0};
         }, {5}}},
       {"aotc_dot_s8_s8",
-       {8, [](Args a) {
+       {"aotc_dot_strided.h", 8, [](Args a) {
           aotc_dot_s8_s8(pointer<const int8_t>(a[0]), i32(a[1]), i32(a[2]), pointer<const int8_t>(a[3]), i32(a[4]),
                          i32(a[5]), i32(a[6]), pointer<int32_t>(a[7]));
           return int64_t{0};
         }, {7}}},
       {"aotc_dot_u8_u8",
-       {8, [](Args a) {
+       {"aotc_dot_strided.h", 8, [](Args a) {
           aotc_dot_u8_u8(pointer<const uint8_t>(a[0]), i32(a[1]), i32(a[2]), pointer<const uint8_t>(a[3]), i32(a[4]),
                          i32(a[5]), i32(a[6]), pointer<int32_t>(a[7]));
           return int64_t{0};
         }, {7}}},
       {"aotc_dot_u8_s8",
-       {8, [](Args a) {
+       {"aotc_dot_strided.h", 8, [](Args a) {
           aotc_dot_u8_s8(pointer<const uint8_t>(a[0]), i32(a[1]), i32(a[2]), pointer<const int8_t>(a[3]), i32(a[4]),
                          i32(a[5]), i32(a[6]), pointer<int32_t>(a[7]));
           return int64_t{0};
         }, {7}}},
       // aotc_elementwise.h: unsigned values arrive and leave as their bits.
-      {"aotc_shift_left_u32", {2, [](Args a) { return int64_t{aotc_shift_left_u32(u32(a[0]), u32(a[1]))}; }}},
-      {"aotc_shift_right_u32", {2, [](Args a) { return int64_t{aotc_shift_right_u32(u32(a[0]), u32(a[1]))}; }}},
-      {"aotc_shift_left_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_shift_left_u64(u64(a[0]), u64(a[1]))); }}},
-      {"aotc_shift_right_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_shift_right_u64(u64(a[0]), u64(a[1]))); }}},
-      {"aotc_bit_and_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_bit_and_u64(u64(a[0]), u64(a[1]))); }}},
-      {"aotc_bit_or_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_bit_or_u64(u64(a[0]), u64(a[1]))); }}},
-      {"aotc_bit_xor_u64", {2, [](Args a) { return static_cast<int64_t>(aotc_bit_xor_u64(u64(a[0]), u64(a[1]))); }}},
-      {"aotc_bit_not_u64", {1, [](Args a) { return static_cast<int64_t>(aotc_bit_not_u64(u64(a[0]))); }}},
-      {"aotc_pow_i64", {2, [](Args a) { return aotc_pow_i64(a[0], a[1]); }}},
-      {"aotc_mod_i64", {3, [](Args a) { return aotc_mod_i64(a[0], a[1], i32(a[2])); }}},
+      {"aotc_shift_left_u32", {"aotc_elementwise.h", 2, [](Args a) { return int64_t{aotc_shift_left_u32(u32(a[0]), u32(a[1]))}; }}},
+      {"aotc_shift_right_u32", {"aotc_elementwise.h", 2, [](Args a) { return int64_t{aotc_shift_right_u32(u32(a[0]), u32(a[1]))}; }}},
+      {"aotc_shift_left_u64", {"aotc_elementwise.h", 2, [](Args a) { return static_cast<int64_t>(aotc_shift_left_u64(u64(a[0]), u64(a[1]))); }}},
+      {"aotc_shift_right_u64", {"aotc_elementwise.h", 2, [](Args a) { return static_cast<int64_t>(aotc_shift_right_u64(u64(a[0]), u64(a[1]))); }}},
+      {"aotc_bit_and_u64", {"aotc_elementwise.h", 2, [](Args a) { return static_cast<int64_t>(aotc_bit_and_u64(u64(a[0]), u64(a[1]))); }}},
+      {"aotc_bit_or_u64", {"aotc_elementwise.h", 2, [](Args a) { return static_cast<int64_t>(aotc_bit_or_u64(u64(a[0]), u64(a[1]))); }}},
+      {"aotc_bit_xor_u64", {"aotc_elementwise.h", 2, [](Args a) { return static_cast<int64_t>(aotc_bit_xor_u64(u64(a[0]), u64(a[1]))); }}},
+      {"aotc_bit_not_u64", {"aotc_elementwise.h", 1, [](Args a) { return static_cast<int64_t>(aotc_bit_not_u64(u64(a[0]))); }}},
+      {"aotc_pow_i64", {"aotc_elementwise.h", 2, [](Args a) { return aotc_pow_i64(a[0], a[1]); }}},
+      {"aotc_mod_i64", {"aotc_elementwise.h", 3, [](Args a) { return aotc_mod_i64(a[0], a[1], i32(a[2])); }}},
   };
   return kFunctions;
 }
@@ -233,6 +235,7 @@ const std::map<std::string, RuntimeFunction>& runtime_functions() {
 // float16 conversions), with every value as a double: exact for float32, float64 and
 // 16-bit patterns.
 struct RuntimeFloatFunction {
+  const char* header;
   size_t arity;
   std::function<double(const std::vector<double>&)> evaluate;
 };
@@ -240,8 +243,8 @@ struct RuntimeFloatFunction {
 const std::map<std::string, RuntimeFloatFunction>& runtime_float_functions() {
   using Args = const std::vector<double>&;
   static const std::map<std::string, RuntimeFloatFunction> kFunctions = {
-      {"aotc_f16_to_f32", {1, [](Args a) { return static_cast<double>(aotc_f16_to_f32(static_cast<uint16_t>(a[0]))); }}},
-      {"aotc_f64_to_f16", {1, [](Args a) { return static_cast<double>(aotc_f64_to_f16(a[0])); }}},
+      {"aotc_f16_to_f32", {"aotc_elementwise.h", 1, [](Args a) { return static_cast<double>(aotc_f16_to_f32(static_cast<uint16_t>(a[0]))); }}},
+      {"aotc_f64_to_f16", {"aotc_elementwise.h", 1, [](Args a) { return static_cast<double>(aotc_f64_to_f16(a[0])); }}},
   };
   return kFunctions;
 }
@@ -429,6 +432,12 @@ bool evaluate_runtime_call(const std::string& name, const std::vector<int64_t>& 
   if (it == runtime_functions().end() || args.size() != it->second.arity) return false;
   *result = it->second.evaluate(args);
   return true;
+}
+
+std::string runtime_call_header(const std::string& name) {
+  if (auto it = runtime_functions().find(name); it != runtime_functions().end()) return it->second.header;
+  if (auto it = runtime_float_functions().find(name); it != runtime_float_functions().end()) return it->second.header;
+  return "";
 }
 
 bool is_runtime_float_call(const std::string& name) { return runtime_float_functions().count(name) != 0; }

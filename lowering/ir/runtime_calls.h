@@ -161,6 +161,10 @@ Expr mod_int64(Expr a, Expr b, bool sign_of_divisor);
 Expr float16_to_float32(Expr bits);
 Expr float64_to_float16(Expr value);
 
+// The runtime header that defines function `name` ("aotc_quant.h"), "" if it is none of
+// the functions above: what generated code that calls it includes.
+std::string runtime_call_header(const std::string& name);
+
 // Whether runtime function `name` writes through its argument `index` (an address_of):
 // the micro-kernels' accumulators and outputs. Code generation keeps such a buffer non-const.
 bool runtime_call_writes_argument(const std::string& name, size_t index);

@@ -2,6 +2,9 @@
 // clear message, a non-zero exit and no output folder.
 #include "targets/target.h"
 #include <nlohmann/json.hpp>
+#include <map>
+#include <regex>
+#include <set>
 
 #include "aot/base/text.h"
 #include "tests/e2e/e2e_util.h"
@@ -48,6 +51,59 @@ TEST_F(Cli, CompileWritesTheFiles) {
   for (const char* f : {"relu_net.h", "relu_net.c", "relu_net_constants.c", "aotc_runtime.h", "aotc_runtime.c", "metadata.json"})
     EXPECT_TRUE(fs::exists(tmp("out/") + f)) << f;
   EXPECT_NE(read_bytes(tmp("out/relu_net.h")).find("int32_t relu_net_run(const struct relu_net_inputs* inputs"), std::string::npos);
+}
+
+// The output folder holds the runtime headers whose functions the chosen kernels call and
+// no others: checked against the generated C itself, each aotc_ function it calls found
+// in the runtime's sources (runtime-c/), not in the compiler's registry. kws on the
+// Cortex-M4 (DSP register blocks), the Cortex-M55 (Helium), a float CNN on the host (SIMD
+// float blocks) and a QDQ model (ONNX's requantization) call different sets.
+TEST_F(Cli, OutputHoldsTheRuntimeHeadersTheKernelsCall) {
+  std::map<std::string, std::string> runtime_header_of;  // function -> header defining it
+  for (const auto& entry : fs::directory_iterator(source_path("runtime-c"))) {
+    std::string name = entry.path().filename().string();
+    // The kernels' helpers; not the API every folder has (aotc_runtime, aotc_dlpack) or a
+    // device driver's interface (aotc_npu*, aotc_ethosu).
+    bool helpers = name != "aotc_runtime.h" && name != "aotc_dlpack.h" && name.rfind("aotc_npu", 0) != 0 &&
+                   name.rfind("aotc_ethosu", 0) != 0;
+    if (entry.path().extension() != ".h" || !helpers) continue;
+    std::string text = read_bytes(entry.path().string());
+    std::regex definition(R"((aotc_[a-z0-9_]+)\([^;{}()]*\)\s*\{)");  // a name, its parameters, its body
+    for (std::sregex_iterator it(text.begin(), text.end(), definition), end; it != end; ++it)
+      runtime_header_of[(*it)[1]] = name;
+  }
+  ASSERT_GT(runtime_header_of.size(), 40u);
+  struct Case {
+    std::string model, target, must_have;
+  };
+  const std::string mlperf = shared_path("models/mlperf-tiny/");
+  int compiled = 0;
+  for (const Case& c : {Case{mlperf + "kws_ref_model.tflite", "cortex-m4", "aotc_dot.h"},
+                        Case{mlperf + "kws_ref_model.tflite", "cortex-m55", "aotc_mve.h"},
+                        Case{source_path("tests/models/small_cnn/model.onnx"), "host", "aotc_host_f32.h"},
+                        Case{source_path("tests/models/qdq/conv_chain/model.onnx"), "host", "aotc_quant_onnx.h"}}) {
+    std::string out = tmp("out_" + std::to_string(compiled++));
+    Result r = run({"compile", c.model, "-o", out, "--name", "net", "--target", c.target});
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::string code = read_bytes(out + "/net.c");
+    std::set<std::string> called;
+    std::regex call(R"(\b(aotc_[a-z0-9_]+)\()");
+    for (std::sregex_iterator it(code.begin(), code.end(), call), end; it != end; ++it)
+      if (runtime_header_of.count((*it)[1])) called.insert(runtime_header_of.at((*it)[1]));
+    std::set<std::string> included;
+    std::regex include(R"re(#include "(aotc_[a-z0-9_]+\.h)")re");
+    for (std::sregex_iterator it(code.begin(), code.end(), include), end; it != end; ++it)
+      if ((*it)[1] != "aotc_runtime.h") included.insert((*it)[1]);
+    EXPECT_EQ(included, called) << c.model << " on " << c.target;
+    EXPECT_TRUE(included.count(c.must_have)) << c.model << " on " << c.target;
+    for (const auto& [function, header] : runtime_header_of) {
+      (void)function;
+      bool in_folder = fs::exists(out + "/" + header);
+      bool needed = included.count(header) || (header == "aotc_quant.h" && !included.empty());  // what they include
+      if (!needed) EXPECT_FALSE(in_folder) << header << " for " << c.model << " on " << c.target;
+      if (included.count(header)) EXPECT_TRUE(in_folder) << header << " for " << c.model << " on " << c.target;
+    }
+  }
 }
 
 TEST_F(Cli, TruncatedModel) {
