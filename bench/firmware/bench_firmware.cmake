@@ -24,6 +24,11 @@
 #   stack run     measured: the stack below main is painted, <name>_run runs, and the deepest
 #                 overwritten word is found (main.c)
 #   instructions  executed by one <name>_run (to 40 instructions), and per MAC
+#   cycles        on the Cortex-M4F: estimated Cortex-M4 cycles of the same call
+#                 (../shared/tools/cycles/cycles.py: the run traced once and priced with the
+#                 TRM's timings, checked against the firmware's SysTick), per MAC, the
+#                 instruction classes that take them, against the published figures to beat;
+#                 and the layers that take most cycles (cycle_tables.py)
 # On the first target each firmware is built a second time with every kernel instrumented
 # (AOTC_FW_PROFILE_LAYERS), which gives the instructions of each layer (layer_table.cmake).
 # The comparison with TFLM is for the first target: CMSIS-NN's kernels for a Cortex-M4F
@@ -59,6 +64,7 @@ if(NOT EXISTS "${AOTC_BUILD_DIR}/aotc-config/aotcConfig.cmake")
   message(FATAL_ERROR "no aotc build in ${AOTC_BUILD_DIR} (set AOTC_BUILD_DIR)")
 endif()
 find_program(OBJDUMP arm-none-eabi-objdump REQUIRED)
+get_filename_component(cycles_tool "${source_dir}/../shared/tools/cycles/cycles.py" ABSOLUTE)
 include("${CMAKE_CURRENT_LIST_DIR}/layer_table.cmake")
 
 # From ../shared/README.md: MACs per inference, and TensorFlow Lite Micro on the same
@@ -389,6 +395,16 @@ function(build_and_run dir target compiler model)
   set(stack_run ${CMAKE_MATCH_2} PARENT_SCOPE)
 endfunction()
 
+# estimate_cycles(<dir> <function>): the cycle tool on <dir>/firmware.elf, one traced run of
+# <function>, into <dir>/cycles.json and <dir>/cycles.txt (the report with every executed
+# instruction, whose classes cycle_tables.py sums per layer). Its self-checks (spin loop and
+# region against SysTick) must pass.
+function(estimate_cycles dir function)
+  run_step(/usr/bin/python3 "${cycles_tool}" "${dir}/firmware.elf" --func ${function}
+      --metadata "${dir}/model/metadata.json" --json "${dir}/cycles.json" --top-insns 1000000 OUTPUT report QUIET)
+  file(WRITE "${dir}/cycles.txt" "${report}")
+endfunction()
+
 set(machine_cortex-m4 mps2-an386)
 set(machine_cortex-m7 mps2-an500)
 set(machine_cortex-m55 mps3-an547)
@@ -414,6 +430,7 @@ list(GET TARGETS 0 main_target)
 list(GET COMPILERS 0 first)
 set(tables "")
 set(summary_rows "")
+set(cycle_runs "")
 foreach(target IN LISTS TARGETS)
   set(rows "")
   foreach(model IN LISTS MODELS)
@@ -434,6 +451,10 @@ foreach(target IN LISTS TARGETS)
         endforeach()
       endforeach()
       static_stack("${dir}/firmware.elf" "${dir}" "${name}_run")
+      if(target STREQUAL "cortex-m4")
+        estimate_cycles("${dir}" "${name}_run")
+        list(APPEND cycle_runs "${model}:${compiler}:${dir}")
+      endif()
 
       math(EXPR flash "${code} + ${const} + ${data}")
       math(EXPR ram "${data} + ${bss}")
@@ -522,6 +543,11 @@ else()
 string(APPEND table "Against TensorFlow Lite Micro on the ${title_${main_target}} (figures from ../shared/README.md; TFLM flash = 75.2 KB interpreter with reference kernels + the model flatbuffer; TFLM RAM = minimum arena on a 32-bit target, which holds the input and output tensors too):\n\n")
 string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers_text} | aotc / TFLM CMSIS-NN, ${compilers_text} | TFLM reference kernels | TFLM CMSIS-NN (instr/MAC) | aotc flash B (${first}) | TFLM flash B | aotc RAM + I/O B (${first}) | TFLM arena B |\n")
 string(APPEND table "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n${summary_rows}")
+endif()
+if(cycle_runs)
+  run_step("${CMAKE_COMMAND}" -E env TOP_LAYERS=${TOP_LAYERS} /usr/bin/python3 "${CMAKE_CURRENT_LIST_DIR}/cycle_tables.py"
+      ${cycle_runs} OUTPUT cycles_text QUIET)
+  string(APPEND table "\n${cycles_text}")
 endif()
 if(LAYERS)
   layer_table(layers_text)

@@ -88,6 +88,23 @@ static uint64_t systick_ticks(void) {
   return (uint64_t)wraps * SYST_PERIOD + (SYST_PERIOD - 1u - value);
 }
 
+/* The calibration that ../shared/tools/cycles checks itself against: the SysTick ticks of a
+ * loop of exactly 2,000,000 instructions (subs; bne, 1,000,000 times), printed as `cal=`.
+ * It starts right after a tick begins, so that the few instructions around the loop stay
+ * inside its last tick and the count is exact. */
+static __attribute__((noinline)) uint32_t calibration_ticks(void) {
+  uint32_t n = 1000000u;
+  uint32_t first, start, stop;
+  systick_start(0);
+  first = SYST_CVR;
+  while ((start = SYST_CVR) == first) {
+  }
+  __asm volatile("1: subs %0, %0, #1\n\tbne 1b" : "+l"(n) : : "cc");
+  stop = SYST_CVR;
+  SYST_CSR = 0;
+  return start - stop; /* SysTick counts down; 50,000 ticks do not wrap its 24 bits */
+}
+
 /* ---- Stack painting ------------------------------------------------------------------ */
 
 extern uint32_t __stack_limit[]; /* the linker script (mps2.ld, mps3_an547.ld) */
@@ -143,6 +160,7 @@ static void print_hex(const uint8_t* bytes, uint32_t size) {
 
 struct measurement {
   int32_t status;
+  uint64_t ticks; /* SysTick ticks of the call */
   uint64_t instructions;
   uint32_t stack_bytes;
   int wrapped; /* SysTick wrapped: instructions is not valid */
@@ -166,7 +184,8 @@ static __attribute__((noinline)) void measure(struct fw_model* model, int with_i
   stop = systick_ticks();
   m->wrapped = !with_interrupt && (SYST_CSR & SYST_CSR_COUNTFLAG) != 0;
   SYST_CSR = 0;
-  m->instructions = (stop - start) * NS_PER_SECOND / FW_CORE_CLOCK_HZ;
+  m->ticks = stop - start;
+  m->instructions = m->ticks * NS_PER_SECOND / FW_CORE_CLOCK_HZ;
   for (p = __stack_limit; p < sp && *p == STACK_PATTERN; ++p) {
   }
   m->stack_bytes = (uint32_t)((uintptr_t)sp - (uintptr_t)p);
@@ -178,6 +197,7 @@ int main(void) {
   uint32_t passed = 0;
   printf("aotc firmware: model %s, target %s, %" PRIu32 " case(s)\n", FW_MODEL_NAME,
          FW_MODEL_TARGET, (uint32_t)FW_CASE_COUNT);
+  printf("cal=%" PRIu32 "\n", calibration_ticks());
   for (k = 0; k < FW_CASE_COUNT; ++k) {
     struct fw_model model;
     struct measurement m;
@@ -195,6 +215,7 @@ int main(void) {
       struct measurement counted;
       fw_model_bind(&model); /* a model with its inputs in its arena may have overwritten them */
       measure(&model, 1, &counted);
+      m.ticks = counted.ticks;
       m.instructions = counted.instructions;
       if (counted.status != m.status) m.status = counted.status;
     }
@@ -202,6 +223,11 @@ int main(void) {
     printf("case %" PRIu32 ": status %" PRId32 ", instructions ", k, m.status);
     print_u64(m.instructions);
     printf(", stack %" PRIu32 " bytes\n", m.stack_bytes);
+    if (k == 0) { /* the call ../shared/tools/cycles measures: the first */
+      printf("ticks=");
+      print_u64(m.ticks);
+      putchar('\n');
+    }
 #if FW_PROFILE_LAYERS
     fw_profile_print(FW_CORE_CLOCK_HZ);
 #endif
