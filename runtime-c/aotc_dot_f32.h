@@ -7,9 +7,12 @@
  * in the kernel's order (taps, then input channels); the caller adds the bias afterwards.
  * A block only computes several outputs at once (four pixels x four output channels, or
  * four channels of one pixel), so that each loaded input serves four products and each
- * loaded weight four. The results are the plain C loops' bit for bit: on Arm the product
- * is accumulated with VMLA, which rounds the product and then the sum (not the fused VFMA,
- * which rounds once). The C fallback forms each product and sum in statements of their own
+ * loaded weight four. The results are the plain C loops' bit for bit: on Arm each product
+ * is a VMUL and its sum a VADD, each rounded (not the fused VFMA, which rounds once). That
+ * is also what VMLA computes, but a Cortex-M4 spends 3 cycles on a VMLA and 1 + 1 on the
+ * pair: the blocks issue their multiplies in groups of four to eight into free registers
+ * and add each product at least four instructions later, so that no VADD waits for the
+ * VMUL before it (an FPU result read by the next instruction costs a cycle more). The C fallback forms each product and sum in statements of their own
  * (AOTC_F32_MAC), which the host's compilers (no FMA in x86-64's baseline) and clang's
  * -ffp-contract=on keep apart; gcc's default -ffp-contract=fast may still fuse them on a
  * core with VFMA when AOTC_DOT_NO_ASM is defined, as it may in the generic kernels.
@@ -29,7 +32,7 @@
  *
  * Elsewhere, where the compiler takes GNU inline assembly for Thumb-2 with a single-precision
  * FPU and optimizes (AOTC_DOT_F32_ASM), the loops are written out as instructions: C compilers
- * neither form VMLA from C (it is not a contraction they may make) nor load four
+ * neither keep a block's sums and products in registers in this order nor load four
  * consecutive floats with one VLDM, and clang does not advance its pointers with the
  * loads. Elsewhere (the host, where aotc's interpreter and `aotc run` evaluate them, or a
  * build that defines AOTC_DOT_NO_ASM) plain C loops compute the same sums.
@@ -51,8 +54,8 @@
 #endif
 
 #if defined(AOTC_DOT_F32_MVE)
-/* One multiply-accumulate of four lanes: the product rounded, then the sum, as VMLA and
- * the C loops do (Helium's only float multiply-accumulate is the fused VFMA, which rounds
+/* One multiply-accumulate of four lanes: the product rounded, then the sum, as the scalar
+ * blocks and the C loops do (Helium's only float multiply-accumulate is the fused VFMA, which rounds
  * once and would change the outputs' last bits). */
 #define AOTC_F32X4_MAC(s, a, b) ((s) = vaddq_f32((s), vmulq_n_f32((a), (b))))
 /* Makes the compiler forget that pointer p is another plus a constant (no instruction), so
@@ -68,8 +71,8 @@
 /* Floats of packed weights for `n` elements of four channels. */
 #define AOTC_DOT_F32_X4_FLOATS(n) (4 * (n))
 
-/* One multiply-accumulate of the C loops: the product rounded, then the sum (VMLA's
- * rounding). Two statements, so that no compiler fuses them under -ffp-contract=on. */
+/* One multiply-accumulate of the C loops: the product rounded, then the sum (VMUL, then
+ * VADD). Two statements, so that no compiler fuses them under -ffp-contract=on. */
 #define AOTC_F32_MAC(s, a, b) \
   do {                        \
     const float p_ = (a) * (b); \
@@ -80,9 +83,9 @@
  *
  * acc[4 * p + j] += x_p . w_j over n elements, for the pixels x0..x3 (each n contiguous
  * floats) and the four channels packed as w[4 * k + j]. Per element: four input loads,
- * one load of four weights and sixteen VMLA (1.31 instructions per multiply-accumulate
- * with the loop's own, two elements per iteration). The sums live in s16-s31 for the
- * whole loop: 16 of the FPU's 32 registers, four inputs and four weights in s0-s7. */
+ * one load of four weights, sixteen VMUL and sixteen VADD (45 Cortex-M4 cycles, where
+ * sixteen VMLA took 61). The sums live in s16-s31 for the whole loop: 16 of the FPU's 32
+ * registers, four inputs and four weights in s0-s7, the products in s8-s15. */
 #if defined(AOTC_DOT_F32_ASM)
 #define AOTC_DOT_F32_4X4_STEP                                                              \
   "vldmia %[w]!, {s4-s7}\n\t"                                                              \
@@ -90,10 +93,14 @@
   "vldmia %[x1]!, {s1}\n\t"                                                                \
   "vldmia %[x2]!, {s2}\n\t"                                                                \
   "vldmia %[x3]!, {s3}\n\t"                                                                \
-  "vmla.f32 s16, s0, s4\n\tvmla.f32 s17, s0, s5\n\tvmla.f32 s18, s0, s6\n\tvmla.f32 s19, s0, s7\n\t" \
-  "vmla.f32 s20, s1, s4\n\tvmla.f32 s21, s1, s5\n\tvmla.f32 s22, s1, s6\n\tvmla.f32 s23, s1, s7\n\t" \
-  "vmla.f32 s24, s2, s4\n\tvmla.f32 s25, s2, s5\n\tvmla.f32 s26, s2, s6\n\tvmla.f32 s27, s2, s7\n\t" \
-  "vmla.f32 s28, s3, s4\n\tvmla.f32 s29, s3, s5\n\tvmla.f32 s30, s3, s6\n\tvmla.f32 s31, s3, s7\n\t"
+  "vmul.f32 s8, s0, s4\n\tvmul.f32 s9, s0, s5\n\tvmul.f32 s10, s0, s6\n\tvmul.f32 s11, s0, s7\n\t" \
+  "vmul.f32 s12, s1, s4\n\tvmul.f32 s13, s1, s5\n\tvmul.f32 s14, s1, s6\n\tvmul.f32 s15, s1, s7\n\t" \
+  "vadd.f32 s16, s16, s8\n\tvadd.f32 s17, s17, s9\n\tvadd.f32 s18, s18, s10\n\tvadd.f32 s19, s19, s11\n\t" \
+  "vmul.f32 s8, s2, s4\n\tvmul.f32 s9, s2, s5\n\tvmul.f32 s10, s2, s6\n\tvmul.f32 s11, s2, s7\n\t" \
+  "vadd.f32 s20, s20, s12\n\tvadd.f32 s21, s21, s13\n\tvadd.f32 s22, s22, s14\n\tvadd.f32 s23, s23, s15\n\t" \
+  "vmul.f32 s12, s3, s4\n\tvmul.f32 s13, s3, s5\n\tvmul.f32 s14, s3, s6\n\tvmul.f32 s15, s3, s7\n\t" \
+  "vadd.f32 s24, s24, s8\n\tvadd.f32 s25, s25, s9\n\tvadd.f32 s26, s26, s10\n\tvadd.f32 s27, s27, s11\n\t" \
+  "vadd.f32 s28, s28, s12\n\tvadd.f32 s29, s29, s13\n\tvadd.f32 s30, s30, s14\n\tvadd.f32 s31, s31, s15\n\t"
 #endif
 
 static inline void aotc_dot_f32_4x4(const float* x0, const float* x1, const float* x2, const float* x3, const float* w,
@@ -116,8 +123,9 @@ static inline void aotc_dot_f32_4x4(const float* x0, const float* x1, const floa
       "vstmia %[acc], {s16-s31}"
       : [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [x3] "+r"(x3), [w] "+r"(w), [pairs] "+r"(pairs)
       : [n] "r"(n), [acc] "r"(acc)
-      : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s16", "s17", "s18", "s19", "s20", "s21",
-        "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31");
+      : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13",
+        "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29",
+        "s30", "s31");
 #elif defined(AOTC_DOT_F32_MVE)
   /* A vector per pixel holds its four channels' sums; per element one load of the four
    * weights serves the four pixels, each pixel's input a scalar register: 13 instructions
@@ -150,7 +158,7 @@ static inline void aotc_dot_f32_4x4(const float* x0, const float* x1, const floa
  *
  * acc[j] += x . w_j over n elements, w packed as for aotc_dot_f32_4x4 (w[4 * k + j]).
  * Four elements per iteration: one load of four inputs, one of their sixteen weights and
- * sixteen VMLA (1.25 instructions per multiply-accumulate). */
+ * sixteen VMUL and sixteen VADD, the products in s20-s27. */
 static inline void aotc_dot_f32_1x4(const float* x, const float* w, int32_t n, float* acc) {
 #if defined(AOTC_DOT_F32_ASM)
   int32_t quads = n >> 2, rest = n & 3;
@@ -162,10 +170,14 @@ static inline void aotc_dot_f32_1x4(const float* x, const float* w, int32_t n, f
       "1:\n\t"
       "vldmia %[x]!, {s0-s3}\n\t"
       "vldmia %[w]!, {s4-s19}\n\t"
-      "vmla.f32 s28, s0, s4\n\tvmla.f32 s29, s0, s5\n\tvmla.f32 s30, s0, s6\n\tvmla.f32 s31, s0, s7\n\t"
-      "vmla.f32 s28, s1, s8\n\tvmla.f32 s29, s1, s9\n\tvmla.f32 s30, s1, s10\n\tvmla.f32 s31, s1, s11\n\t"
-      "vmla.f32 s28, s2, s12\n\tvmla.f32 s29, s2, s13\n\tvmla.f32 s30, s2, s14\n\tvmla.f32 s31, s2, s15\n\t"
-      "vmla.f32 s28, s3, s16\n\tvmla.f32 s29, s3, s17\n\tvmla.f32 s30, s3, s18\n\tvmla.f32 s31, s3, s19\n\t"
+      "vmul.f32 s20, s0, s4\n\tvmul.f32 s21, s0, s5\n\tvmul.f32 s22, s0, s6\n\tvmul.f32 s23, s0, s7\n\t"
+      "vmul.f32 s24, s1, s8\n\tvmul.f32 s25, s1, s9\n\tvmul.f32 s26, s1, s10\n\tvmul.f32 s27, s1, s11\n\t"
+      "vadd.f32 s28, s28, s20\n\tvadd.f32 s29, s29, s21\n\tvadd.f32 s30, s30, s22\n\tvadd.f32 s31, s31, s23\n\t"
+      "vmul.f32 s20, s2, s12\n\tvmul.f32 s21, s2, s13\n\tvmul.f32 s22, s2, s14\n\tvmul.f32 s23, s2, s15\n\t"
+      "vadd.f32 s28, s28, s24\n\tvadd.f32 s29, s29, s25\n\tvadd.f32 s30, s30, s26\n\tvadd.f32 s31, s31, s27\n\t"
+      "vmul.f32 s24, s3, s16\n\tvmul.f32 s25, s3, s17\n\tvmul.f32 s26, s3, s18\n\tvmul.f32 s27, s3, s19\n\t"
+      "vadd.f32 s28, s28, s20\n\tvadd.f32 s29, s29, s21\n\tvadd.f32 s30, s30, s22\n\tvadd.f32 s31, s31, s23\n\t"
+      "vadd.f32 s28, s28, s24\n\tvadd.f32 s29, s29, s25\n\tvadd.f32 s30, s30, s26\n\tvadd.f32 s31, s31, s27\n\t"
       "subs %[quads], %[quads], #1\n\t"
       "bne 1b\n\t"
       "2:\n\t"
@@ -174,7 +186,8 @@ static inline void aotc_dot_f32_1x4(const float* x, const float* w, int32_t n, f
       "3:\n\t"
       "vldmia %[x]!, {s0}\n\t"
       "vldmia %[w]!, {s4-s7}\n\t"
-      "vmla.f32 s28, s0, s4\n\tvmla.f32 s29, s0, s5\n\tvmla.f32 s30, s0, s6\n\tvmla.f32 s31, s0, s7\n\t"
+      "vmul.f32 s20, s0, s4\n\tvmul.f32 s21, s0, s5\n\tvmul.f32 s22, s0, s6\n\tvmul.f32 s23, s0, s7\n\t"
+      "vadd.f32 s28, s28, s20\n\tvadd.f32 s29, s29, s21\n\tvadd.f32 s30, s30, s22\n\tvadd.f32 s31, s31, s23\n\t"
       "subs %[rest], %[rest], #1\n\t"
       "bne 3b\n\t"
       "4:\n\t"
@@ -182,7 +195,8 @@ static inline void aotc_dot_f32_1x4(const float* x, const float* w, int32_t n, f
       : [x] "+r"(x), [w] "+r"(w), [quads] "+r"(quads), [rest] "+r"(rest)
       : [acc] "r"(acc)
       : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14",
-        "s15", "s16", "s17", "s18", "s19", "s28", "s29", "s30", "s31");
+        "s15", "s16", "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30",
+        "s31");
 #elif defined(AOTC_DOT_F32_MVE)
   /* The four units' sums in one vector: per element a load of its four weights, the
    * input from a scalar register, a multiply and an add; four elements per iteration
@@ -246,14 +260,15 @@ static inline void aotc_dot_f32_1x16(const float* x, const float* w, int32_t blo
  * padding), the input's channels `channels` floats apart and its rows `row_step` apart, the
  * four channels' taps packed [tap][4] with `w_skip` floats of clipped taps after each row's.
  * In the order TFLite sums a depthwise window: rows, then taps. Per tap: one load of four
- * inputs, one of four weights, four VMLA and the step to the next tap (1.75 instructions per
- * multiply-accumulate for windows three taps wide, whose rows are written out). */
+ * inputs, one of four weights, four VMUL, four VADD and the step to the next tap (rows of
+ * three taps are written out). */
 #if defined(AOTC_DOT_F32_ASM)
 #define AOTC_DW_F32_TAP                                                                    \
   "vldmia %[x], {s0-s3}\n\t"                                                               \
   "vldmia %[w]!, {s4-s7}\n\t"                                                              \
   "add %[x], %[x], %[tap_bytes]\n\t"                                                       \
-  "vmla.f32 s28, s0, s4\n\tvmla.f32 s29, s1, s5\n\tvmla.f32 s30, s2, s6\n\tvmla.f32 s31, s3, s7\n\t"
+  "vmul.f32 s8, s0, s4\n\tvmul.f32 s9, s1, s5\n\tvmul.f32 s10, s2, s6\n\tvmul.f32 s11, s3, s7\n\t" \
+  "vadd.f32 s28, s28, s8\n\tvadd.f32 s29, s29, s9\n\tvadd.f32 s30, s30, s10\n\tvadd.f32 s31, s31, s11\n\t"
 #endif
 
 static inline void aotc_dw_f32_4ch(const float* x, int32_t channels, int32_t row_step, const float* w, int32_t w_skip,
@@ -274,7 +289,8 @@ static inline void aotc_dw_f32_4ch(const float* x, int32_t channels, int32_t row
         "vstmia %[acc], {s28-s31}"
         : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
         : [tap_bytes] "r"(tap_bytes), [next_row] "r"(next_row_bytes), [w_skip] "r"(w_skip_bytes), [acc] "r"(acc)
-        : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s28", "s29", "s30", "s31");
+        : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s28", "s29", "s30",
+          "s31");
     return;
   }
   __asm__ volatile(
@@ -292,7 +308,8 @@ static inline void aotc_dw_f32_4ch(const float* x, int32_t channels, int32_t row
       : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows), [t] "=&r"(t)
       : [taps] "r"(taps), [tap_bytes] "r"(tap_bytes), [next_row] "r"(next_row_bytes), [w_skip] "r"(w_skip_bytes),
         [acc] "r"(acc)
-      : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s28", "s29", "s30", "s31");
+      : "cc", "memory", "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s28", "s29", "s30",
+        "s31");
 #elif defined(AOTC_DOT_F32_MVE)
   /* The four channels are contiguous in the input too: a vector load of inputs, one of
    * weights, a multiply and an add per tap. Rows of three taps are written out, so that
