@@ -3,7 +3,9 @@
 #include <map>
 
 #include "aot/base/wrapping_int.h"
+#include "lowering/ir/builtins.h"
 #include "lowering/ir/ir_functor.h"
+#include "lowering/passes/loop_analysis.h"
 
 namespace aotc::ir {
 namespace {
@@ -28,6 +30,22 @@ int64_t wrap(int64_t v, DataType t) {
   uint64_t u = static_cast<uint64_t>(v) & mask;
   if (t.is_int() && (u >> (t.bits - 1))) u |= ~mask;
   return static_cast<int64_t>(u);
+}
+
+// Whether an expression calls a function (anything but arithmetic, loads and address_of).
+bool calls_function(const Expr& e) {
+  class CallFinder : public IRVisitor {
+   public:
+    bool found = false;
+
+   protected:
+    void visit_call(const CallNode* op) override {
+      found |= op->name != builtin::kAddressOf;
+      IRVisitor::visit_call(op);
+    }
+  } finder;
+  finder.visit(e);
+  return finder.found;
 }
 
 class Simplifier : public IRMutator {
@@ -161,6 +179,27 @@ class Simplifier : public IRMutator {
     if (!body) return Stmt();
     if (lo.same_as(op->min) && n.same_as(op->extent) && body.same_as(op->body)) return s;
     return rebuild_for(op, lo, n, body);
+  }
+
+  // A constant table, or a Let's value, that nothing reads once the branches and loops
+  // that read it have simplified away (a depthwise kernel's bias table where every window
+  // lies inside the input, the taps of a window larger than a small input) is dropped:
+  // the generated C would declare a variable nobody uses (an error under -Werror) and
+  // keep a table in flash for nothing. A Let whose value calls a function stays: the call
+  // may do something (an allocator).
+  Stmt mutate_allocate_const(const Stmt& s, const AllocateConstNode* op) override {
+    Stmt body = mutate(op->body);
+    if (!body || !reads_buffer(body, op->buffer.get())) return body;
+    if (body.same_as(op->body)) return s;
+    return Stmt(std::make_shared<AllocateConstNode>(op->buffer, op->data, body));
+  }
+
+  Stmt mutate_let(const Stmt& s, const LetNode* op) override {
+    Expr value = mutate(op->value);
+    Stmt body = mutate(op->body);
+    if (!body || (!uses_var(body, op->var.get()) && !calls_function(value))) return body;
+    if (value.same_as(op->value) && body.same_as(op->body)) return s;
+    return let(op->var, value, body);
   }
 
   Stmt mutate_if(const Stmt& s, const IfNode* op) override {

@@ -150,16 +150,18 @@ class LayerGen(Gen):
             x = s.input([1, h, w, int(s.r.integers(1, 33))], g.I8)
             s.output(s.depthwise_s8(x, 1, s.geometry(h, w, k=(3, 3)), s.fused_s8()))
             plan.append("depthwise 3x3")
-        # Other depthwise kernels: dsp.depthwise_s8. SAME, stride 1 and an input larger than
-        # the kernel, so that the layer has windows inside the input and windows reaching
-        # into the padding, and every tap is inside some window: otherwise the kernel's C
-        # declares a table or a tap it never reads (a VALID layer: `bias`; an input smaller
-        # than the kernel: `folded_bias` and taps), which -Werror refuses (lowering/kernels/
-        # dsp/depthwise_s8.cc, not fixed yet).
-        for k in ((2, 2), (1, 5), (5, 4)):
-            h, w = int(s.r.integers(k[0] + 1, 11)), int(s.r.integers(k[1] + 1, 11))
+        # Other depthwise kernels: dsp.depthwise_s8, with random strides and padding, one
+        # VALID layer and one whose input is smaller than its kernel (where the kernel's C
+        # once declared a table or taps it never read, which -Werror refused: found by this
+        # test, fixed in the loop-IR simplifier).
+        for k, pad, small in (((2, 2), None, False), ((1, 5), None, False), ((5, 4), None, False),
+                              ((3, 2), g.VALID, False), ((4, 5), g.SAME, True)):
+            if small:
+                h, w = int(s.r.integers(1, k[0])), int(s.r.integers(1, k[1]))
+            else:
+                h, w = int(s.r.integers(k[0], 11)), int(s.r.integers(k[1], 11))
             x = s.input([1, h, w, int(s.r.integers(1, 33))], g.I8)
-            s.output(s.depthwise_s8(x, 1, s.geometry(h, w, k=k, stride=(1, 1), pad=g.SAME), s.fused_s8()))
+            s.output(s.depthwise_s8(x, 1, s.geometry(h, w, k=k, pad=pad), s.fused_s8()))
             plan.append("depthwise %dx%d" % k)
         for _ in range(2):  # depth multiplier 2: the generic kernel
             h, w = size()
