@@ -6,7 +6,7 @@
 
 #include "aot/graph/external.h"
 #include "aot/graph/op_registry.h"
-#include "lowering/ops/control_flow.h"
+#include "lowering/ops/onnx/control_flow.h"
 
 namespace aotc {
 namespace {

@@ -2,11 +2,11 @@
 // how to lower it to a PrimFunc, and its roles in fusion and memory reuse.
 //
 // The table is declared here, in the graph layer, because the graph passes read it
-// (shape inference, constant folding, fusion); the operators themselves live one layer
-// up, one family per file under lowering/ops/, and register with AOTC_REGISTER_OP, so
-// adding an operator touches one file. Elementwise operators also provide a scalar
+// (shape inference, constant folding, fusion); the operators themselves live in the layers
+// above, one family per file under lowering/ops/onnx/ and lowering/ops/tflite/, and
+// register with AOTC_REGISTER_OP, so adding an operator touches one file. Elementwise operators also provide a scalar
 // form, which is what lets the fusion pass chain them behind a convolution or another
-// elementwise operator (see lowering/ops/kernel_builder.h).
+// elementwise operator (see lowering/compute/kernel_builder.h).
 #pragma once
 
 #include <functional>
