@@ -19,19 +19,15 @@
 
 #include "aot/base/target_facts.h"
 #include "aot/graph/graph.h"
-#include "lowering/ir/ir.h"
 
 namespace aotc {
 
-// A lowered operator: the kernel, and for each of its parameters the graph tensor bound to it.
-struct LoweredOp {
-  ir::PrimFunc func;
-  std::vector<TensorId> args;  // args[i] is passed as func.params[i]
-  // Inputs whose memory the output may take, if nothing later reads them: the kernel
-  // reads element i of such an input before it writes element i of the output (or
-  // stages what it overwrites). The memory planner decides whether to use it.
-  std::vector<TensorId> in_place_inputs;
-};
+// The loop-IR types the table names only in the types of its functions: the lowerings and
+// their callers include lowered_op.h (and through it lowering/ir/ir.h).
+namespace ir {
+class Expr;
+}
+struct LoweredOp;
 
 // What a lowering is given: the node, the graph around it, the kernel's name (unique in
 // the module) and the target's facts, by which it may choose a kernel variant.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "aot/graph/lowered_op.h"
 #include "aot/graph/op_registry.h"
 
 namespace aotc {

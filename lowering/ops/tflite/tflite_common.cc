@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "aot/graph/lowered_op.h"
+
 namespace aotc::tflite {
 
 ir::Expr apply_float_activation(const Node& node, ir::Expr value) {
