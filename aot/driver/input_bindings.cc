@@ -11,7 +11,7 @@
 #include "aot/base/text.h"
 #include "aot/driver/tensor_io.h"
 #include "aot/import/shape_bindings.h"
-#include "lowering/ops/control_flow.h"
+#include "lowering/ops/onnx/control_flow.h"
 
 namespace aotc {
 namespace {

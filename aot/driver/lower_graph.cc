@@ -5,8 +5,9 @@
 #include <set>
 
 #include "aot/graph/external.h"
+#include "aot/graph/lowered_op.h"
 #include "aot/graph/op_registry.h"
-#include "lowering/ops/control_flow.h"
+#include "lowering/ops/onnx/control_flow.h"
 
 namespace aotc {
 namespace {

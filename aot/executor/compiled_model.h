@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "aot/executor/memory_planner.h"
+#include "aot/base/memory_planner.h"
 #include "aot/graph/external.h"
 #include "aot/graph/graph.h"
 #include "aot/passes/graph_passes.h"
@@ -63,7 +63,7 @@ struct Step {
   int scratch_pool = 0;
 
   // Runs on a device beside the CPU (an external function's kernel, lowering/ops/
-  // external.cc): its tensors and scratch go only to the pools the device reaches.
+  // onnx/external.cc): its tensors and scratch go only to the pools the device reaches.
   bool on_device = false;
 
   // kCopy

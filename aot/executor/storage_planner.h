@@ -6,7 +6,7 @@
 // write their output over an input that dies there (elementwise operators, staged
 // depthwise and 1x1 convolutions, residual additions fused into a convolution); each such
 // merge is kept only if the arena does not grow. Then the arena is planned
-// (aot/memory_planner.h).
+// (aot/base/memory_planner.h).
 //
 // Control flow: the steps are in one order (an If's then steps, then its else steps), so
 // the two branches' tensors are never live at the same step and share memory; a loop's

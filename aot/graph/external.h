@@ -14,7 +14,7 @@
 // arrays) and how the generated code calls the device for it: which runtime function,
 // with which table of memory regions. The driver's compile_external pass stores the
 // artifacts in the module's attributes and the call on the node (set_external_call), from
-// where the lowering of kExternalOp (lowering/ops/external.cc) builds the region's kernel.
+// where the lowering of kExternalOp (lowering/ops/onnx/external.cc) builds the region's kernel.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "aot/graph/lowered_op.h"
+
 namespace aotc {
 
 static std::map<std::string, OpDef>& registry() {

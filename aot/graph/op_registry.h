@@ -2,11 +2,11 @@
 // how to lower it to a PrimFunc, and its roles in fusion and memory reuse.
 //
 // The table is declared here, in the graph layer, because the graph passes read it
-// (shape inference, constant folding, fusion); the operators themselves live one layer
-// up, one family per file under lowering/ops/, and register with AOTC_REGISTER_OP, so
-// adding an operator touches one file. Elementwise operators also provide a scalar
+// (shape inference, constant folding, fusion); the operators themselves live in the layers
+// above, one family per file under lowering/ops/onnx/ and lowering/ops/tflite/, and
+// register with AOTC_REGISTER_OP, so adding an operator touches one file. Elementwise operators also provide a scalar
 // form, which is what lets the fusion pass chain them behind a convolution or another
-// elementwise operator (see lowering/ops/kernel_builder.h).
+// elementwise operator (see lowering/compute/kernel_builder.h).
 #pragma once
 
 #include <functional>
@@ -19,19 +19,15 @@
 
 #include "aot/base/target_facts.h"
 #include "aot/graph/graph.h"
-#include "lowering/ir/ir.h"
 
 namespace aotc {
 
-// A lowered operator: the kernel, and for each of its parameters the graph tensor bound to it.
-struct LoweredOp {
-  ir::PrimFunc func;
-  std::vector<TensorId> args;  // args[i] is passed as func.params[i]
-  // Inputs whose memory the output may take, if nothing later reads them: the kernel
-  // reads element i of such an input before it writes element i of the output (or
-  // stages what it overwrites). The memory planner decides whether to use it.
-  std::vector<TensorId> in_place_inputs;
-};
+// The loop-IR types the table names only in the types of its functions: the lowerings and
+// their callers include lowered_op.h (and through it lowering/ir/ir.h).
+namespace ir {
+class Expr;
+}
+struct LoweredOp;
 
 // What a lowering is given: the node, the graph around it, the kernel's name (unique in
 // the module) and the target's facts, by which it may choose a kernel variant.

@@ -296,7 +296,7 @@ void read_var_handle(const tfl::Operator& op, Node& node) {
 }
 
 // ---------------------------------------------------------------------------
-// The builtin operators aotc imports: those with a lowering (lowering/ops/tflite_*.cc),
+// The builtin operators aotc imports: those with a lowering (lowering/ops/tflite/),
 // and those the importer itself turns into If, Loop and variables (tflite_subgraphs.h).
 
 const BuiltinOperatorInfo kBuiltinOperators[] = {

@@ -21,7 +21,7 @@ struct BuiltinOperatorInfo {
 };
 
 // The operator aotc imports under `code`, or nullptr. These are the operators with a
-// lowering (lowering/ops/tflite_*.cc): the importer rejects the others by name rather
+// lowering (lowering/ops/tflite/): the importer rejects the others by name rather
 // than leave them for a later "no lowering" error.
 const BuiltinOperatorInfo* find_builtin_operator(int32_t code);
 

@@ -1,5 +1,5 @@
 // TFLite models with more than one subgraph, placed into one Graph: IF and WHILE become
-// aotc's If and Loop (lowering/ops/control_flow.h), CALL_ONCE is evaluated at compile
+// aotc's If and Loop (lowering/ops/onnx/control_flow.h), CALL_ONCE is evaluated at compile
 // time, and resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE) become
 // variable tensors.
 //

@@ -14,6 +14,7 @@
 
 #include "aot/passes/graph_passes.h"
 #include "lowering/ir/ir_interpreter.h"
+#include "aot/graph/lowered_op.h"
 #include "aot/graph/op_registry.h"
 
 namespace aotc {

@@ -3,7 +3,7 @@
 // Quantization tools (ONNX Runtime's quantize_static, PyTorch's exporter) write a quantized
 // network as its float operators between DequantizeLinear (DQ) and QuantizeLinear (Q)
 // nodes. Run as written, every layer would compute in float at run time. This pass finds
-// the patterns and replaces each with one integer node (lowering/ops/onnx_quant.cc):
+// the patterns and replaces each with one integer node (lowering/ops/onnx/onnx_quant.cc):
 //
 //   DQ(x) -> Conv(., DQ(w), [bias]) -> [Relu | Clip] -> Q     =>  QLinearConv
 //   DQ(a) -> MatMul(., DQ(b))       -> [Relu | Clip] -> Q     =>  QLinearMatMul
@@ -41,7 +41,7 @@
 namespace aotc {
 namespace {
 
-// Attributes of the folded nodes (read by lowering/ops/onnx_quant.cc): the output range
+// Attributes of the folded nodes (read by lowering/ops/onnx/onnx_quant.cc): the output range
 // of a folded Relu or Clip, in the output's integer domain.
 constexpr const char* kClampMin = "aotc.clamp_min";
 constexpr const char* kClampMax = "aotc.clamp_max";

@@ -18,7 +18,7 @@
 // An operator may also replace itself by other nodes here (OpDef::expand): an If whose
 // condition is now a constant becomes the nodes of the branch it takes, which are then
 // inferred in its place. Control-flow operators infer their subgraphs from their shape
-// functions (lowering/ops/control_flow.cc), with this pass.
+// functions (lowering/ops/onnx/control_flow.cc), with this pass.
 //
 // A node that stays (a kernel) may not have an output without elements: that is an error
 // naming the node, not C with arrays of size 0.

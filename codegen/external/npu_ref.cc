@@ -22,14 +22,14 @@
 #include <cmath>
 #include <map>
 
-#include "aot/executor/memory_planner.h"
+#include "aot/base/memory_planner.h"
 #include "aot/graph/external.h"
 #include "aot/graph/op_registry.h"
 #include "codegen/external/npu_ref_stream.h"
 #include "lowering/ir/builtins.h"
 #include "lowering/kernels/node_problem.h"
-#include "lowering/ops/tflite_common.h"
-#include "lowering/ops/window.h"
+#include "lowering/ops/tflite/tflite_common.h"
+#include "lowering/compute/window.h"
 
 namespace aotc::npu_ref {
 namespace {

@@ -3,7 +3,7 @@
 namespace aotc {
 namespace {
 
-// The generic loop nest (lowering/ops/convolution.h): every layout, type and arithmetic.
+// The generic loop nest (lowering/compute/convolution.h): every layout, type and arithmetic.
 AOTC_REGISTER_KERNEL(ConvKernels, ({"portable.conv", 0, [](const ConvProblem&, const TargetFacts&) { return true; },
                                     [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
                                       ops.filter = kb.tensor_param(p.filter, p.filter_name);

@@ -7,7 +7,7 @@
 // priority whose applies() accepts the problem on the target, and builds it. The kernels
 // live one family per folder, lowering/kernels/<isa>/, each registering itself (with
 // AOTC_REGISTER_KERNEL) beside its builder, and only they test the target's features;
-// the generic loops (lowering/ops/convolution.h, registered here as "portable.conv")
+// the generic loops (lowering/compute/convolution.h, registered here as "portable.conv")
 // apply to every problem. A kernel registers with
 //   AOTC_REGISTER_KERNEL(ConvKernels, ({"<family>.<kernel>", priority, applies, build}));
 // The chosen kernel's name is the function's "kernel" attribute, which metadata.json lists
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "lowering/kernels/kernel_registry.h"
-#include "lowering/ops/convolution.h"
+#include "lowering/compute/convolution.h"
 
 namespace aotc {
 

@@ -1,7 +1,7 @@
 #include "lowering/kernels/fc_kernels.h"
 
-#include "lowering/ops/channel_constants.h"
-#include "lowering/ops/reduction.h"
+#include "lowering/compute/channel_constants.h"
+#include "lowering/compute/reduction.h"
 
 namespace aotc {
 namespace {

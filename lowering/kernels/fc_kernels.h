@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "lowering/kernels/kernel_registry.h"
-#include "lowering/ops/convolution.h"
+#include "lowering/compute/convolution.h"
 
 namespace aotc {
 

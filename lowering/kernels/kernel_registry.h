@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "aot/base/target_facts.h"
-#include "lowering/ops/kernel_builder.h"
+#include "lowering/compute/kernel_builder.h"
 
 namespace aotc {
 

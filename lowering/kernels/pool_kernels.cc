@@ -1,6 +1,6 @@
 #include "lowering/kernels/pool_kernels.h"
 
-#include "lowering/ops/reduction.h"
+#include "lowering/compute/reduction.h"
 
 namespace aotc {
 namespace {

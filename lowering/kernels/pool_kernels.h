@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "lowering/kernels/kernel_registry.h"
-#include "lowering/ops/window.h"
+#include "lowering/compute/window.h"
 
 namespace aotc {
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "aot/graph/graph.h"
+#include "aot/graph/lowered_op.h"
 #include "aot/graph/op_registry.h"
 #include "aot/passes/graph_passes.h"
 #include "lowering/ir/ir_interpreter.h"

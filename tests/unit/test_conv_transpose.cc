@@ -1,4 +1,4 @@
-// Tests of ConvTranspose (lowering/ops/conv_transpose.cc) against the ONNX definition
+// Tests of ConvTranspose (lowering/ops/onnx/conv_transpose.cc) against the ONNX definition
 // written here as the scatter it is: each input element X[n, c, i] times W[c, m, k] adds to
 // output position o = i * stride + k * dilation - pad_begin (when 0 <= o < output), the
 // channels split into groups, then the bias. The output size and pads follow the

@@ -1,4 +1,4 @@
-// Tests of the matrix products MatMul and Gemm (lowering/ops/matmul.cc) and of Einsum
+// Tests of the matrix products MatMul and Gemm (lowering/ops/onnx/matmul.cc) and of Einsum
 // (einsum.cc).
 //
 // References are loops written here from the definitions: numpy's matmul (a 1-D operand is

@@ -1,4 +1,4 @@
-// Tests of the elementwise operators: arithmetic (lowering/ops/elementwise.cc), the math
+// Tests of the elementwise operators: arithmetic (lowering/ops/onnx/elementwise.cc), the math
 // functions (math_functions.cc) and the activations (activations.cc).
 //
 // Each kernel runs in the IR interpreter (one_node.h) and is compared with values computed

@@ -1,5 +1,5 @@
 // Tests of the indexed reads and writes: Gather, GatherElements, GatherND, Compress and
-// OneHot (lowering/ops/gather.cc), ScatterElements, ScatterND and MaxUnpool (scatter.cc).
+// OneHot (lowering/ops/onnx/gather.cc), ScatterElements, ScatterND and MaxUnpool (scatter.cc).
 //
 // References are loops written here from the ONNX definitions: negative indices count
 // from the end of their axis; scatters apply their updates in order (the last of equal

@@ -1,4 +1,4 @@
-// Tests of GridSample (lowering/ops/grid_sample.cc).
+// Tests of GridSample (lowering/ops/onnx/grid_sample.cc).
 //
 // The kernel runs in the IR interpreter (tests/unit/one_node.h) on grids that reach past
 // the image on every side, for every mode, padding mode and align_corners. The reference

@@ -1,4 +1,4 @@
-// Tests of Det (lowering/ops/linear_algebra.cc).
+// Tests of Det (lowering/ops/onnx/linear_algebra.cc).
 //
 // The kernel (LU decomposition with partial pivoting) runs in the IR interpreter
 // (tests/unit/one_node.h); the reference is the determinant's definition, the Laplace

@@ -1,4 +1,4 @@
-// Tests of the comparison and logic operators (lowering/ops/logic.cc) and of Cast and
+// Tests of the comparison and logic operators (lowering/ops/onnx/logic.cc) and of Cast and
 // CastLike (cast.cc).
 //
 // Expected values are written here from the ONNX definitions: comparisons follow IEEE

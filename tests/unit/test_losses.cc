@@ -1,4 +1,4 @@
-// Tests of NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (lowering/ops/losses.cc).
+// Tests of NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (lowering/ops/onnx/losses.cc).
 //
 // Each kernel runs in the IR interpreter (as lowered and after Simplify) and is compared
 // with a reference computed here by plain loops from the ONNX definitions: per label

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "aot/executor/memory_planner.h"
+#include "aot/base/memory_planner.h"
 
 namespace aotc {
 namespace {

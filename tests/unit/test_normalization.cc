@@ -1,6 +1,6 @@
-// Tests of the normalizations in lowering/ops/normalization.cc (LayerNormalization,
+// Tests of the normalizations in lowering/ops/onnx/normalization.cc (LayerNormalization,
 // RMSNormalization, InstanceNormalization, GroupNormalization, MeanVarianceNormalization)
-// and lowering/ops/lp_normalization.cc (LpNormalization, LRN). BatchNormalization is
+// and lowering/ops/onnx/lp_normalization.cc (LpNormalization, LRN). BatchNormalization is
 // tested in test_op_lowering_shape_softmax.cc.
 //
 // Each kernel runs in the IR interpreter (as lowered and after Simplify) and is compared

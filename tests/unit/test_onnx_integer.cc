@@ -1,4 +1,4 @@
-// Tests of ONNX's integer operators of dynamic quantization (lowering/ops/onnx_integer.cc):
+// Tests of ONNX's integer operators of dynamic quantization (lowering/ops/onnx/onnx_integer.cc):
 // MatMulInteger, ConvInteger and DynamicQuantizeLinear.
 //
 // References are written here from the ONNX definitions: the integer products are sums of

@@ -1,6 +1,6 @@
 // ONNX quantized inference: the rounding helpers of runtime-c/aotc_quant_onnx.h and their
 // compile-time multipliers (lowering/quant_onnx.h), the QuantizeLinear, DequantizeLinear,
-// QLinearConv, QLinearMatMul and aotc.QLinearAdd lowerings (lowering/ops/onnx_quant.cc),
+// QLinearConv, QLinearMatMul and aotc.QLinearAdd lowerings (lowering/ops/onnx/onnx_quant.cc),
 // and the fold_qdq pass (aot/passes/fold_qdq.cc).
 //
 // Kernels run in the IR interpreter, as lowered and after Simplify. Expectations come from

@@ -1,5 +1,5 @@
 // Lowerings of Conv, Gemm, MatMul, MaxPool, AveragePool and GlobalAveragePool
-// (lowering/ops/{conv,matmul,pool,spatial}.cc).
+// (lowering/ops/onnx/{conv,matmul,pool,spatial}.cc).
 //
 // Each case builds a one-node graph, runs the operator's shape function, lowers it, and
 // runs the kernel in the IR interpreter, before and after Simplify. The expected values

@@ -1,4 +1,4 @@
-// Tests of the lowerings in lowering/ops/{normalization,shape_ops,softmax,pad}.cc.
+// Tests of the lowerings in lowering/ops/onnx/{normalization,shape_ops,softmax,pad}.cc.
 //
 // Each test builds a one-node graph, runs the operator's shape function and lowering,
 // evaluates the kernel with the IR interpreter (which checks every buffer index), as

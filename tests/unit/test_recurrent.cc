@@ -1,4 +1,4 @@
-// Tests of RNN, GRU and LSTM (lowering/ops/recurrent.cc).
+// Tests of RNN, GRU and LSTM (lowering/ops/onnx/recurrent.cc).
 //
 // Each case builds one node with its run-time operands, runs the kernel in the IR
 // interpreter (as lowered and after Simplify, tests/unit/one_node.h) and compares every

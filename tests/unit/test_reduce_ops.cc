@@ -1,4 +1,4 @@
-// Tests of the reductions (lowering/ops/reduce.cc), ArgMax, ArgMin and TopK
+// Tests of the reductions (lowering/ops/onnx/reduce.cc), ArgMax, ArgMin and TopK
 // (arg_reduce.cc) and CumSum (cumsum.cc).
 //
 // References are loops written here from the ONNX definitions: a reduction combines, for

@@ -1,4 +1,4 @@
-// Tests of Resize and Upsample (lowering/ops/resize.cc) against a reference written here
+// Tests of Resize and Upsample (lowering/ops/onnx/resize.cc) against a reference written here
 // from the ONNX specification and its reference implementation
 // (onnx/reference/ops/op_resize.py), by a different route than aotc's tables: for each
 // output coordinate of an axis, its original coordinate by the coordinate transformation

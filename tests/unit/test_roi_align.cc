@@ -1,4 +1,4 @@
-// Tests of RoiAlign (lowering/ops/roi_align.cc).
+// Tests of RoiAlign (lowering/ops/onnx/roi_align.cc).
 //
 // The kernel runs in the IR interpreter (tests/unit/one_node.h); the reference is written
 // here from the operator's definition (ONNX Runtime's, which ONNX's reference follows) in

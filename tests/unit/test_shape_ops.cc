@@ -1,5 +1,5 @@
 // Tests of the operators that reshape or move data: the views Flatten, Reshape, Squeeze
-// and Unsqueeze (lowering/ops/views.cc), Slice and Split (slice_split.cc), Shape, Size,
+// and Unsqueeze (lowering/ops/onnx/views.cc), Slice and Split (slice_split.cc), Shape, Size,
 // ConstantOfShape and Range (shape_arith.cc), Transpose, Concat, Expand, Tile,
 // DepthToSpace, SpaceToDepth and ReverseSequence (rearrange.cc), Trilu and EyeLike
 // (triangular.cc), and CenterCropPad (pad.cc).

@@ -1,4 +1,4 @@
-// Tests of LogSoftmax and Hardmax (lowering/ops/softmax.cc), and of Softmax in float64
+// Tests of LogSoftmax and Hardmax (lowering/ops/onnx/softmax.cc), and of Softmax in float64
 // (its float32 tests are in test_op_lowering_shape_softmax.cc).
 //
 // Each kernel runs in the IR interpreter (as lowered and after Simplify) and is compared

@@ -1,4 +1,4 @@
-// Tests of the signal-processing operators (lowering/ops/spectral.cc): HannWindow,
+// Tests of the signal-processing operators (lowering/ops/onnx/spectral.cc): HannWindow,
 // HammingWindow, BlackmanWindow, MelWeightMatrix, DFT and STFT.
 //
 // Kernels run in the IR interpreter (tests/unit/one_node.h). Expected values come from

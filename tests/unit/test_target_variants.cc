@@ -1,7 +1,7 @@
 // Kernel variants chosen by the target's features: a lowering may pick another kernel for a
 // target that lists a feature, and every variant computes the same bytes.
 //
-// int8 FULLY_CONNECTED (lowering/ops/tflite_conv.cc): on microcontroller targets (all but
+// int8 FULLY_CONNECTED (lowering/ops/tflite/tflite_conv.cc): on microcontroller targets (all but
 // the host, whose features include `simd`) four units at a time over packed weights, the
 // runtime's aotc_dot_s8_1x4 (SMLAD with `dsp`, plain C for a core with few registers
 // without it; the interpreter runs the plain C, which gives the same sums), on the host a

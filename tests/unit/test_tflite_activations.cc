@@ -1,6 +1,6 @@
 // TFLite LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, PRELU, ABS, NEG,
 // SQRT, RSQRT, EXP, LOG, MINIMUM, MAXIMUM and SQUARED_DIFFERENCE
-// (lowering/ops/tflite_activations.cc), in the IR interpreter.
+// (lowering/ops/tflite/tflite_activations.cc), in the IR interpreter.
 //
 // Float expectations are TFLite's reference expressions written out here; int8 ones are
 // TFLite Micro's integer formulas (activations_common.cc, leaky_relu_common.cc,

@@ -1,4 +1,4 @@
-// TFLite BATCH_MATMUL and L2_NORMALIZATION (lowering/ops/tflite_batch_matmul.cc,
+// TFLite BATCH_MATMUL and L2_NORMALIZATION (lowering/ops/tflite/tflite_batch_matmul.cc,
 // tflite_reduce.cc), in the IR interpreter, against TFLite's reference_ops written out
 // here: products summed over k in order (float) or as (a - zero point) * (b - zero point)
 // in int32 then requantized (int8), with adj_x / adj_y and broadcast batch dimensions; each

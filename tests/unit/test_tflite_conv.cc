@@ -1,4 +1,4 @@
-// TFLite TRANSPOSE_CONV and dilated CONV_2D / DEPTHWISE_CONV_2D (lowering/ops/tflite_conv.cc),
+// TFLite TRANSPOSE_CONV and dilated CONV_2D / DEPTHWISE_CONV_2D (lowering/ops/tflite/tflite_conv.cc),
 // in the IR interpreter, against TFLite's reference kernels written out here: the
 // transposed convolution as reference_ops::TransposeConv's scatter (input pixels in order,
 // each adding filter * value to the outputs it reaches, then the bias), whose float sums

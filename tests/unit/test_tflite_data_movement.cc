@@ -1,6 +1,6 @@
 // TFLite TRANSPOSE, CONCATENATION, PAD, PADV2, SPLIT, SPLIT_V, SLICE, GATHER, STRIDED_SLICE,
 // PACK, UNPACK, DEPTH_TO_SPACE, SPACE_TO_DEPTH, SQUEEZE and EXPAND_DIMS
-// (lowering/ops/tflite_data_movement.cc, tflite_misc.cc), in the IR interpreter; those
+// (lowering/ops/tflite/tflite_data_movement.cc, tflite_misc.cc), in the IR interpreter; those
 // TFLite Micro also runs on int16 on both int8 and int16 at the end, and GATHER and
 // DEPTH_TO_SPACE there too (TFLite Micro runs them on float32 and int8 only).
 //

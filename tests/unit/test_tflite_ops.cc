@@ -1,5 +1,5 @@
 // TFLite ADD, SUB, MUL, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX, RESHAPE, QUANTIZE and
-// DEQUANTIZE (lowering/ops/tflite_{elementwise,pool,softmax,misc}.cc) and the fixed-point
+// DEQUANTIZE (lowering/ops/tflite/tflite_{elementwise,pool,softmax,misc}.cc) and the fixed-point
 // functions of runtime-c/aotc_quant_softmax.h.
 //
 // Each case builds a one-node graph, runs the operator's shape function, lowers it and

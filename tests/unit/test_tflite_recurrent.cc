@@ -1,4 +1,4 @@
-// TFLite SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM (lowering/ops/tflite_svdf.cc,
+// TFLite SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM (lowering/ops/tflite/tflite_svdf.cc,
 // tflite_lstm.cc): layers whose state lives in variable tensors that each run updates.
 //
 // Each case runs the kernel in the IR interpreter several times in a row, handing each run

@@ -1,4 +1,4 @@
-// TFLite MEAN, SUM, REDUCE_MAX, ARG_MAX and ARG_MIN (lowering/ops/tflite_reduce.cc), in the
+// TFLite MEAN, SUM, REDUCE_MAX, ARG_MAX and ARG_MIN (lowering/ops/tflite/tflite_reduce.cc), in the
 // IR interpreter, against TFLite's reference_ops written out here: float sums in the
 // input's order divided by the count; quantized sums in int32 rescaled with
 // QuantizedMeanOrSum's multiplier (1 / count folded in), whether or not input and output

@@ -1,4 +1,4 @@
-// TFLite RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (lowering/ops/tflite_resize.cc), in the
+// TFLite RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (lowering/ops/tflite/tflite_resize.cc), in the
 // IR interpreter, against TFLite's reference_ops written out here per output element:
 // GetNearestNeighbor (int8 and int16); ResizeBilinear (float) and ResizeBilinearInteger (int8, 10-bit
 // positions, rounding half away from zero), for each combination of align_corners and

@@ -35,7 +35,7 @@
 // the generic kernel.
 #pragma once
 
-#include "lowering/ops/convolution.h"
+#include "lowering/compute/convolution.h"
 
 namespace aotc {
 

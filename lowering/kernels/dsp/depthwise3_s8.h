@@ -27,7 +27,7 @@
 // stays; other layers need it too (a few KB at most for these models).
 #pragma once
 
-#include "lowering/ops/convolution.h"
+#include "lowering/compute/convolution.h"
 
 namespace aotc {
 

@@ -5,8 +5,8 @@
 
 #include "lowering/kernels/conv_kernels.h"
 #include "lowering/kernels/dsp/dsp.h"
-#include "lowering/ops/channel_constants.h"
-#include "lowering/ops/reduction.h"
+#include "lowering/compute/channel_constants.h"
+#include "lowering/compute/reduction.h"
 
 namespace aotc {
 namespace {

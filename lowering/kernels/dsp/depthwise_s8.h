@@ -20,7 +20,7 @@
 // Requantization and the fused epilogue are the arithmetic's, per output element.
 #pragma once
 
-#include "lowering/ops/convolution.h"
+#include "lowering/compute/convolution.h"
 
 namespace aotc {
 

@@ -5,7 +5,7 @@
 
 #include "lowering/ir/runtime_calls.h"
 #include "lowering/kernels/dsp/dsp.h"
-#include "lowering/ops/channel_header.h"
+#include "lowering/compute/channel_header.h"
 
 namespace aotc {
 namespace {

@@ -31,7 +31,7 @@
 // the results are the generic kernel's, which are TFLite's reference kernels'.
 #pragma once
 
-#include "lowering/ops/convolution.h"
+#include "lowering/compute/convolution.h"
 #include "lowering/kernels/fc_kernels.h"
 
 namespace aotc {

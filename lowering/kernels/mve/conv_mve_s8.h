@@ -32,7 +32,7 @@
 
 #include <optional>
 
-#include "lowering/ops/convolution.h"
+#include "lowering/compute/convolution.h"
 
 namespace aotc {
 

@@ -142,7 +142,7 @@ def layer_norm_large_group():
     float32 sums, erred by thousands of units in the last place, and the outputs (the
     deviations from the mean over a standard deviation of 0.05) by up to 3e-3 from ONNX
     Runtime. Groups of 64 elements or more now sum with Kahan's compensation
-    (lowering/ops/normalization.cc). Here: 2,400 elements per group, two groups."""
+    (lowering/ops/onnx/normalization.cc). Here: 2,400 elements per group, two groups."""
     rng = np.random.default_rng(1044488)
     x = (130 + rng.standard_normal([2, 12, 200]) * 0.05).astype(np.float32)
     scale = numpy_helper.from_array(rng.standard_normal([200]).astype(np.float32), "scale")

@@ -1,0 +1,213 @@
+#include "aot/base/memory_planner.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <random>
+
+namespace aotc {
+
+int64_t align_up(int64_t value, int64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+
+namespace {
+
+// The ranges placed so far, indexed by step: which are live at each step, so that finding
+// the ranges a new one collides with costs its lifetime and its conflicts, not the number
+// of ranges placed (a chain of 10,000 kernels has short lifetimes and few conflicts).
+class PlacedByStep {
+ public:
+  explicit PlacedByStep(const std::vector<LiveRange>& ranges) {
+    int steps = 0;
+    for (const LiveRange& r : ranges) steps = std::max(steps, r.last + 1);
+    live_.resize(static_cast<size_t>(steps));
+    seen_.assign(ranges.size(), 0);
+  }
+  void add(const LiveRange& r, size_t index) {
+    for (int s = r.first; s <= r.last; ++s) live_[static_cast<size_t>(s)].push_back(index);
+  }
+  // Calls fn once for every placed range live at some step of `r`.
+  template <typename Fn>
+  void for_each_conflict(const LiveRange& r, Fn fn) {
+    ++stamp_;
+    for (int s = r.first; s <= r.last; ++s)
+      for (size_t j : live_[static_cast<size_t>(s)])
+        if (seen_[j] != stamp_) seen_[j] = stamp_, fn(j);
+  }
+
+ private:
+  std::vector<std::vector<size_t>> live_;
+  std::vector<uint64_t> seen_;
+  uint64_t stamp_ = 0;
+};
+
+// The lowest aligned offset in `pool` where range i does not collide with an already
+// placed range of that pool that is live at the same time.
+int64_t lowest_free_offset(const std::vector<LiveRange>& ranges, const Placement& p, PlacedByStep& placed, size_t i,
+                           int pool, int64_t alignment) {
+  std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of conflicting placed ranges
+  placed.for_each_conflict(ranges[i], [&](size_t j) {
+    if (p.pools[j] == pool) busy.emplace_back(p.offsets[j], p.offsets[j] + ranges[j].size);
+  });
+  std::sort(busy.begin(), busy.end());
+  int64_t offset = 0;
+  for (auto& [begin, end] : busy) {
+    if (offset + ranges[i].size <= begin) break;
+    offset = std::max(offset, align_up(end, alignment));
+  }
+  return offset;
+}
+
+// Places ranges in the given order, each in the first pool where it fits (capacity 0 =
+// unbounded) at the lowest free offset. Returns false if a range fits in no pool.
+bool place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size_t>& order,
+                    const std::vector<int64_t>& capacities, int64_t alignment, Placement* out) {
+  Placement p;
+  p.offsets.assign(ranges.size(), -1);
+  p.pools.assign(ranges.size(), 0);
+  p.pool_bytes.assign(capacities.size(), 0);
+  p.order = order;
+  PlacedByStep placed(ranges);
+  for (size_t i : order) {
+    bool fitted = false;
+    for (size_t pool = 0; pool < capacities.size() && !fitted; ++pool) {
+      if (pool < 64 && !(ranges[i].allowed_pools >> pool & 1)) continue;
+      p.pools[i] = static_cast<int>(pool);
+      int64_t offset = lowest_free_offset(ranges, p, placed, i, static_cast<int>(pool), alignment);
+      if (capacities[pool] != 0 && offset + ranges[i].size > capacities[pool]) continue;
+      p.offsets[i] = offset;
+      p.pool_bytes[pool] = std::max(p.pool_bytes[pool], align_up(offset + ranges[i].size, alignment));
+      fitted = true;
+    }
+    if (!fitted) return false;
+    placed.add(ranges[i], i);
+  }
+  for (int64_t b : p.pool_bytes) p.total_bytes += b;
+  *out = std::move(p);
+  return true;
+}
+
+// One unbounded arena, where every range may go.
+Placement place_in_order(const std::vector<LiveRange>& ranges, const std::vector<size_t>& order, int64_t alignment) {
+  std::vector<LiveRange> anywhere = ranges;
+  for (LiveRange& r : anywhere) r.allowed_pools = ~uint64_t{0};
+  Placement p;
+  place_in_order(anywhere, order, {0}, alignment, &p);
+  return p;
+}
+
+int64_t lower_bound(const std::vector<LiveRange>& ranges, int64_t alignment) { return peak_step(ranges, alignment).second; }
+
+
+std::vector<size_t> order_by(const std::vector<LiveRange>& ranges, const std::function<bool(size_t, size_t)>& before) {
+  std::vector<size_t> order(ranges.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), before);
+  return order;
+}
+
+}  // namespace
+
+Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment) {
+  int64_t bound = lower_bound(ranges, alignment);
+  // How many other ranges each one is live together with: those that start by its last
+  // step, less those that end before its first.
+  std::vector<int> firsts, lasts;
+  for (const LiveRange& r : ranges) firsts.push_back(r.first), lasts.push_back(r.last);
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  std::vector<int64_t> conflicts(ranges.size(), 0);
+  for (size_t i = 0; i < ranges.size(); ++i)
+    conflicts[i] = (std::upper_bound(firsts.begin(), firsts.end(), ranges[i].last) - firsts.begin()) -
+                   (std::lower_bound(lasts.begin(), lasts.end(), ranges[i].first) - lasts.begin()) - 1;
+
+  // Greedy placements in three orders; each is good on different lifetimes.
+  struct Candidate {
+    const char* name;
+    std::vector<size_t> order;
+  };
+  std::vector<Candidate> candidates = {
+      {"greedy-by-size", order_by(ranges, [&](size_t a, size_t b) { return ranges[a].size > ranges[b].size; })},
+      {"greedy-by-conflicts", order_by(ranges, [&](size_t a, size_t b) {
+         int64_t wa = conflicts[a] * ranges[a].size, wb = conflicts[b] * ranges[b].size;
+         return wa != wb ? wa > wb : ranges[a].size > ranges[b].size;
+       })},
+      {"greedy-by-first-use", order_by(ranges, [&](size_t a, size_t b) { return ranges[a].first < ranges[b].first; })},
+  };
+  Placement best;
+  std::vector<size_t> best_order;
+  for (auto& c : candidates) {
+    Placement p = place_in_order(ranges, c.order, alignment);
+    if (best.strategy.empty() || p.total_bytes < best.total_bytes) {
+      best = p;
+      best.strategy = c.name;
+      best_order = c.order;
+    }
+  }
+
+  // Improvement search: swap two positions of the best order, keep what is no worse.
+  // Deterministic (fixed seed) so that the same model always gets the same plan.
+  // Its budget: 20,000 tries, fewer for plans of thousands of ranges (each try places
+  // them all), so that compile time stays about linear in the model.
+  std::mt19937 rng(12345);
+  const size_t n = ranges.size();
+  const int kIterations = n < 2 ? 0 : static_cast<int>(std::min<size_t>(20000, std::max<size_t>(50, 2000000000 / (n * n))));
+  std::vector<size_t> order = best_order;
+  int64_t current = best.total_bytes;
+  for (int it = 0; it < kIterations && best.total_bytes > align_up(bound, alignment); ++it) {
+    std::uniform_int_distribution<size_t> pick(0, order.size() - 1);
+    size_t a = pick(rng), b = pick(rng);
+    if (a == b) continue;
+    std::swap(order[a], order[b]);
+    Placement p = place_in_order(ranges, order, alignment);
+    if (p.total_bytes <= current) {
+      current = p.total_bytes;
+      if (p.total_bytes < best.total_bytes) {
+        best = p;
+        best.strategy = "improvement-search";
+      }
+    } else {
+      std::swap(order[a], order[b]);
+    }
+  }
+  best.lower_bound = bound;
+  return best;
+}
+
+bool place_in_pools(const std::vector<LiveRange>& ranges, const std::vector<int64_t>& capacities, int64_t alignment,
+                    Placement* placement) {
+  Placement single = plan_memory(ranges, alignment);
+  if (capacities.empty()) return false;
+  bool all_allowed_in_first = std::all_of(ranges.begin(), ranges.end(), [](const LiveRange& r) { return r.allowed_pools & 1; });
+  if (all_allowed_in_first && (capacities[0] == 0 || single.total_bytes <= capacities[0])) {
+    single.pool_bytes.assign(capacities.size(), 0);
+    single.pool_bytes[0] = single.total_bytes;
+    *placement = single;
+    return true;
+  }
+  std::string strategy = single.strategy + ", spread over pools";
+  int64_t bound = single.lower_bound;
+  if (!place_in_order(ranges, single.order, capacities, alignment, placement)) return false;
+  placement->strategy = strategy;
+  placement->lower_bound = bound;
+  return true;
+}
+
+std::pair<int, int64_t> peak_step(const std::vector<LiveRange>& ranges, int64_t alignment) {
+  int steps = 0;
+  for (auto& r : ranges) steps = std::max(steps, r.last + 1);
+  // Bytes that become live at each step, less those that died the step before.
+  std::vector<int64_t> change(static_cast<size_t>(steps) + 1, 0);
+  for (auto& r : ranges) {
+    change[static_cast<size_t>(r.first)] += align_up(r.size, alignment);
+    change[static_cast<size_t>(r.last) + 1] -= align_up(r.size, alignment);
+  }
+  std::pair<int, int64_t> peak{0, 0};
+  int64_t live = 0;
+  for (int s = 0; s < steps; ++s) {
+    live += change[static_cast<size_t>(s)];
+    if (live > peak.second) peak = {s, live};
+  }
+  return peak;
+}
+
+}  // namespace aotc

@@ -1,0 +1,53 @@
+// Static memory planning: places buffers with known lifetimes at offsets in one arena so
+// that buffers alive at the same time never overlap.
+//
+// The input is a list of live ranges (size, first and last step that touches the
+// buffer); steps are kernel calls in execution order, and a buffer is live on every step
+// from its first to its last use inclusive. The lower bound is the largest total size
+// live at any one step: no placement can use less.
+//
+// A pure algorithm, in the base layer: the executor's storage planner places the arena
+// with it, and the NPU backend (codegen/external/npu_ref.cc) a region's scratch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aotc {
+
+struct LiveRange {
+  int64_t size = 0;
+  int first = 0;  // step that writes it first
+  int last = 0;   // step that reads it last
+  uint64_t allowed_pools = ~uint64_t{0};  // bit p set: may be placed in pool p
+};
+
+struct Placement {
+  std::vector<int64_t> offsets;  // one per LiveRange, within its pool
+  std::vector<int> pools;        // one per LiveRange: index into the pool list (0 with one arena)
+  std::vector<int64_t> pool_bytes;  // bytes used in each pool
+  int64_t total_bytes = 0;       // sum over pools
+  int64_t lower_bound = 0;       // largest sum of aligned sizes live at one step
+  std::string strategy;          // which strategy produced it
+  std::vector<size_t> order;     // the placement order that produced it
+};
+
+// Places every range at an `alignment`-aligned offset. Tries greedy placement in several
+// orders (by size, by size times conflicts, by first use), then improves the best order by
+// a deterministic local search, and keeps the smallest arena.
+Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment);
+
+// Spreads the ranges over pools of the given capacities (0 = unbounded), preferring
+// earlier pools and respecting each range's allowed_pools: the best single-arena plan if
+// every range may go to the first pool and it fits there, else first-fit over the pools
+// in that plan's order. Returns false if some range fits nowhere.
+bool place_in_pools(const std::vector<LiveRange>& ranges, const std::vector<int64_t>& capacities, int64_t alignment,
+                    Placement* placement);
+
+// The step at which the most bytes are live, and that many bytes.
+std::pair<int, int64_t> peak_step(const std::vector<LiveRange>& ranges, int64_t alignment);
+
+int64_t align_up(int64_t value, int64_t alignment);
+
+}  // namespace aotc

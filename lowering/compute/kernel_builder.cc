@@ -1,0 +1,119 @@
+#include "lowering/compute/kernel_builder.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace aotc {
+
+KernelBuilder::KernelBuilder(const LowerContext& ctx)
+    : graph_(ctx.graph), node_(ctx.node), func_name_(ctx.func_name), target_(ctx.target) {}
+
+ir::Buffer KernelBuilder::tensor_param(TensorId id, const std::string& param_name) {
+  auto it = by_tensor_.find(id);
+  if (it != by_tensor_.end()) return it->second;
+  const Tensor& t = graph_.tensor(id);
+  // Scalars still get one dimension, so every parameter is an array in C.
+  std::vector<int64_t> shape = t.shape.empty() ? std::vector<int64_t>{1} : t.shape;
+  ir::Buffer b = ir::make_buffer(param_name, t.dtype, shape);
+  params_.push_back(b);
+  args_.push_back(id);
+  by_tensor_[id] = b;
+  return b;
+}
+
+ir::Buffer KernelBuilder::input(size_t index, const std::string& param_name) {
+  TensorId id = node_.input(index);
+  if (id == kNoTensor) node_error(node_, "input " + std::to_string(index) + " is required");
+  return tensor_param(id, param_name);
+}
+
+ir::Buffer KernelBuilder::output(size_t index, const std::string& param_name) {
+  return tensor_param(node_.outputs.at(index), param_name);
+}
+
+OpDef kernel_op(InferFn infer, BuilderLowerFn lower) {
+  return kernel_op(std::move(infer), LowerFn([lower = std::move(lower)](const LowerContext& ctx) {
+    KernelBuilder kb(ctx);
+    return lower(ctx.graph, ctx.node, kb);
+  }));
+}
+
+ir::Expr broadcast_load(const ir::Buffer& buffer, const std::vector<ir::Expr>& out_index) {
+  size_t rank = buffer->shape.size();
+  std::vector<ir::Expr> idx;
+  for (size_t j = 0; j < rank; ++j) {
+    if (buffer->shape[j] == 1 || out_index.size() + j < rank) {
+      idx.push_back(0);
+    } else {
+      idx.push_back(out_index[out_index.size() - rank + j]);
+    }
+  }
+  return ir::load(buffer, idx);
+}
+
+ir::Expr KernelBuilder::operand(TensorId id, const std::string& param_name, const std::vector<ir::Expr>& out_index) {
+  const Tensor& t = graph_.tensor(id);
+  if (t.is_constant() && t.num_elements() == 1) {
+    // A constant scalar (a Clip bound, an Add of 3) reads better, and runs faster, inline.
+    return t.dtype.is_float() ? ir::make_float(t.element_as_double(0), t.dtype) : ir::make_int(t.element_as_int(0), t.dtype);
+  }
+  return broadcast_load(tensor_param(id, param_name), out_index);
+}
+
+ir::Expr KernelBuilder::epilogue(ir::Expr value, const std::vector<ir::Expr>& out_index) {
+  if (node_.body.empty()) return value;
+  TensorId carried = static_cast<TensorId>(node_.attr_int(kAnchorOutputAttr, kNoTensor));
+  for (const Node& step : node_.body) {
+    const OpDef* def = find_op(step.op);
+    std::vector<ir::Expr> operands;
+    for (TensorId in : step.inputs) {
+      if (in == kNoTensor) {
+        operands.emplace_back();
+      } else if (in == carried) {
+        operands.push_back(value);
+      } else {
+        operands.push_back(operand(in, "E" + std::to_string(params_.size()), out_index));
+        epilogue_operands_.push_back(in);
+      }
+    }
+    value = def->scalar(graph_, step, operands);
+    carried = step.outputs.at(0);
+  }
+  return value;
+}
+
+ir::Buffer KernelBuilder::epilogue_operand(TensorId id) {
+  epilogue_operands_.push_back(id);
+  return tensor_param(id, "E" + std::to_string(params_.size()));
+}
+
+LoweredOp KernelBuilder::finish(ir::Stmt body) {
+  LoweredOp out;
+  out.func.name = func_name_;
+  out.func.params = params_;
+  out.func.body = std::move(body);
+  out.func.attrs["source_node"] = node_.label();
+  std::string fused;
+  for (const Node& step : node_.body) fused += (fused.empty() ? "" : ", ") + step.label();
+  if (!fused.empty()) out.func.attrs["fused"] = fused;
+  out.args = args_;
+  out.in_place_inputs = in_place_;
+  // An optional output 0 left out (RNN's Y): nothing can take its place.
+  if (node_.outputs.at(0) == kNoTensor) return out;
+  const Tensor& y = graph_.tensor(node_.outputs.at(0));
+  const OpDef* def = find_op(node_.op);
+  if (def && def->has(Role::kInPlace)) {
+    for (TensorId id : node_.inputs)
+      if (id != kNoTensor && graph_.tensor(id).shape == y.shape && graph_.tensor(id).dtype == y.dtype)
+        out.in_place_inputs.push_back(id);
+  }
+  for (TensorId id : epilogue_operands_) {
+    // Not if the main computation reads it too (conv(x) + x reads x's neighbourhood).
+    bool read_by_kernel = std::count(node_.inputs.begin(), node_.inputs.end(), id) > 0;
+    if (!read_by_kernel && graph_.tensor(id).shape == y.shape && graph_.tensor(id).dtype == y.dtype)
+      out.in_place_inputs.push_back(id);
+  }
+  return out;
+}
+
+}  // namespace aotc
