@@ -77,6 +77,11 @@ class LayerGen(Gen):
         bi = s.bias(oc, [x.scale * v for v in ws], g.I32, acc / 4) if s.chance(0.85) else -1
         real = acc * x.scale * float(np.mean(ws))
         y = s.act_tensor([n, oh, ow, oc], g.I8, s.out_scale(real / 2), s.zp(g.I8))
+        return s.conv_2d_op(x, wi, bi, y, geom, fused)
+
+    def conv_2d_op(s, x, wi, bi, y, geom, fused):
+        """The CONV_2D operator from x with weights wi and bias bi (-1: none) into y."""
+        kh, kw, sh, sw, dh, dw, pad, oh, ow = geom
         s.m.op(g.CONV_2D, [x.idx, wi, bi], [y.idx], g.OPT_CONV,
                [(0, 'i', pad), (1, 'i', sw), (2, 'i', sh), (3, 'i', fused), (4, 'i', dw), (5, 'i', dh)])
         return y
@@ -205,9 +210,7 @@ class LayerGen(Gen):
         wi = s.float_const("w", s.positive([oc, kh, kw, c]))
         bi = s.float_const("bias", s.positive([oc])) if s.chance(0.8) else -1
         y = s.float_act([n, oh, ow, oc])
-        s.m.op(g.CONV_2D, [x.idx, wi, bi], [y.idx], g.OPT_CONV,
-               [(0, 'i', pad), (1, 'i', sw), (2, 'i', sh), (3, 'i', fused), (4, 'i', dw), (5, 'i', dh)])
-        return y
+        return s.conv_2d_op(x, wi, bi, y, geom, fused)
 
     def depthwise_f32(s, x, mult, geom, fused):
         n, h, w, c = x.shape
