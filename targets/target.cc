@@ -171,7 +171,7 @@ std::vector<std::pair<const toml::key*, const toml::node*>> entries_in_file_orde
 
 const std::vector<std::string> kTargetKeys = {
     "base", "name", "description", "triple", "cflags", "max_stack_alloca_size",
-    "workspace_alignment", "constant_alignment", "word_size", "features", "pool", "npu"};
+    "workspace_alignment", "constant_alignment", "word_size", "features", "pool", "npu", "cycles"};
 const std::vector<std::string> kPoolKeys = {"name", "size", "runtime_provided", "section", "tensors"};
 const std::vector<std::string> kNpuKeys = {"backend", "operators", "max_kernel", "max_stride", "max_dilation",
                                            "macs_per_cycle", "bytes_per_cycle", "command_cycles", "alignment",
@@ -241,6 +241,8 @@ class TargetReader {
         has_pools = true;
       } else if (key == "npu") {
         target.npu = read_npu(value);
+      } else if (key == "cycles") {
+        read_cycles(value, &target);
       } else {
         fail_unknown_key(*key_ptr, key, kTargetKeys);
       }
@@ -364,6 +366,36 @@ class TargetReader {
       out += "'" + names[i] + "'";
     }
     return out;
+  }
+
+  // The [cycles] table: `source`, a string saying how the costs were found, and one entry
+  // per kernel name (or "default"): [per_mac, per_output, per_call], numbers >= 0.
+  void read_cycles(const toml::node& value, Target* target) {
+    const toml::table* table = value.as_table();
+    if (table == nullptr) fail_type(value, "a table ([cycles])", "cycles");
+    target->kernel_costs.clear();
+    target->cycles_source.clear();
+    for (const auto& [key_ptr, node_ptr] : entries_in_file_order(*table)) {
+      const std::string name(key_ptr->str());
+      const std::string key = "cycles." + name;
+      const toml::node& field = *node_ptr;
+      if (name == "source") {
+        target->cycles_source = expect_string(field, key);
+        continue;
+      }
+      const toml::array& numbers = expect_array(field, key);
+      std::vector<double> c;
+      for (const toml::node& n : numbers) {
+        double v = 0;
+        if (const toml::value<double>* d = n.as_floating_point()) v = d->get();
+        else if (n.is_integer()) v = static_cast<double>(expect_integer(n, key));
+        else fail_type(n, "a number", key);
+        if (!(v >= 0)) fail_at(n, "expected a number >= 0 for", key);
+        c.push_back(v);
+      }
+      if (c.size() != 3) fail_at(field, "expected [per_mac, per_output, per_call] for", key);
+      target->kernel_costs[name] = {c[0], c[1], c[2]};
+    }
   }
 
   // The [npu] table (NpuFacts). `backend` is required; the rest have defaults.

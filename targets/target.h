@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,12 @@ struct PoolConfig {
   std::string tensors;
 };
 
+// Estimated cycles of one call of a kernel on the target (`aotc analyze`):
+// per_mac x multiply-accumulates + per_output x output elements + per_call.
+struct KernelCost {
+  double per_mac = 0, per_output = 0, per_call = 0;
+};
+
 // A target file's contents: the facts the compiler's lower layers read (TargetFacts: name,
 // stack limit, workspace alignment, word size, ISA features) and what only the executor and
 // the tools that build generated code need.
@@ -34,6 +41,10 @@ struct Target : TargetFacts {
   int64_t constant_alignment = 16;  // bytes, for const weight arrays
   std::vector<PoolConfig> pools;    // default memory pools
   std::string source_path;          // file it was loaded from
+  // The [cycles] table: each kernel's cost ("default" for kernels it does not list) and how
+  // the coefficients were found; empty for a target without one.
+  std::map<std::string, KernelCost> kernel_costs;
+  std::string cycles_source;
 };
 
 // Loads a built-in target by name ("host", "cortex-m4", ...). Throws CompileError.

@@ -58,4 +58,10 @@ std::vector<std::string> split_at_commas(const std::string& text) {
   return parts;
 }
 
+std::string with_commas(int64_t value) {
+  std::string s = std::to_string(value);
+  for (int i = static_cast<int>(s.size()) - 3; i > (s[0] == '-' ? 1 : 0); i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
 }  // namespace aotc

@@ -3,6 +3,7 @@
 // names unchanged.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ std::string valid_utf8(const std::string& s);
 // than newline and tab (terminal escapes among them) replaced by '?', and "*/" (which
 // would end a C comment) written "* /".
 std::string display_text(const std::string& s);
+
+// 1234567 -> "1,234,567": a count for people to read.
+std::string with_commas(int64_t value);
 
 // "a,b,,c" -> {"a", "b", "", "c"}: the parts of a comma-separated option value, empty ones
 // kept so that the caller can reject them.

@@ -1,6 +1,8 @@
 // The aotc command line.
 //
 //   aotc compile MODEL -o OUTDIR [--name NAME] [--target TARGET | --target-config FILE]
+//   aotc analyze MODEL [--target TARGET]: per layer MACs, constants, live activations, the
+//                      kernel chosen and estimated cycles; totals of RAM and flash
 //   aotc run MODEL --inputs F[,F..] --outputs F[,F..] [--target host] [--dump-tensors DIR]
 //   aotc targets [NAME | --target-config FILE]
 //
@@ -16,6 +18,7 @@
 #include "aot/driver/file_utils.h"
 #include "aot/driver/host_runner.h"
 #include "aot/executor/memory_report.h"
+#include "aot/executor/model_analysis.h"
 #include "aot/driver/pipeline.h"
 #include "targets/target.h"
 
@@ -217,6 +220,13 @@ int main(int argc, char** argv) {
   compile->add_flag("--memory-report", memory_report,
                     "print the memory plan as a table and write memory_plan.svg beside the sources");
 
+  CommonArgs analyze_args;
+  CLI::App* analyze = app.add_subcommand(
+      "analyze", "show what MODEL costs on the target, layer by layer (MACs, memory, kernels, estimated cycles); writes nothing");
+  add_common(analyze, &analyze_args);
+  std::string analysis_file;
+  analyze->add_option("--json", analysis_file, "also write the analysis to FILE as JSON");
+
   CommonArgs run_args;
   std::string inputs, outputs;
   bool keep = false;
@@ -249,6 +259,12 @@ int main(int argc, char** argv) {
       write_files_atomically(outdir, files.files);
       if (!emit_artifacts.empty()) write_files_atomically(emit_artifacts, artifact_files(m));
       if (memory_report) std::cout << memory_report_table(m);
+    } else if (*analyze) {
+      CompileOptions o = make_options(analyze_args);
+      CompiledModel m = compile_model(o);
+      ModelAnalysis analysis = analyze_model(m, o.model_path.substr(o.model_path.find_last_of('/') + 1));
+      if (!analysis_file.empty()) write_file_atomically(analysis_file, analysis_json(analysis));
+      std::cout << analysis_table(analysis);
     } else if (*run) {
       RunOptions r;
       r.compile = make_options(run_args);

@@ -51,6 +51,24 @@ void write_files_atomically(const std::string& dir, const std::map<std::string, 
   }
 }
 
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  fs::path target = fs::absolute(path);
+  fs::path staging = target.parent_path() / ("." + target.filename().string() + ".aotc-staging-" + std::to_string(getpid()));
+  std::error_code ec;
+  std::ofstream f(staging, std::ios::binary);
+  f.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  f.close();
+  if (!f) {
+    fs::remove(staging, ec);
+    throw CompileError("cannot write " + target.string());
+  }
+  fs::rename(staging, target, ec);
+  if (ec) {
+    fs::remove(staging, ec);
+    throw CompileError("cannot write " + target.string() + ": " + ec.message());
+  }
+}
+
 TempDir::TempDir(const std::string& prefix) {
   const char* base = std::getenv("TMPDIR");
   std::string pattern = std::string(base && *base ? base : "/tmp") + "/" + prefix + "-XXXXXX";

@@ -14,6 +14,10 @@ namespace aotc {
 // Throws CompileError on failure, after removing the staging directory.
 void write_files_atomically(const std::string& dir, const std::map<std::string, std::string>& files);
 
+// Writes `contents` to the file `path` or nothing: a file beside it first, renamed into
+// place when the write has succeeded. Throws CompileError on failure.
+void write_file_atomically(const std::string& path, const std::string& contents);
+
 // A fresh directory under $TMPDIR (or /tmp), removed when the object is destroyed
 // unless keep() was called.
 class TempDir {

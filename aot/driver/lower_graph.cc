@@ -52,6 +52,7 @@ class GraphLowering {
     k.func = lowered.func;
     k.on_device = node.op == kExternalOp;
     k.args = lowered.args;
+    k.outputs = node.outputs;
     if (!lowered.in_place_inputs.empty()) {
       k.in_place_output = node.outputs.at(0);
       k.in_place_inputs = lowered.in_place_inputs;

@@ -53,6 +53,7 @@ struct Step {
   std::string c_name;
   ir::PrimFunc func;
   std::vector<TensorId> args;   // kCall: tensor bound to each parameter; others as above
+  std::vector<TensorId> outputs;  // kCall: the (fused) node's outputs, what the kernel computes
   ir::KernelMemory memory;
   // For elementwise kernels: the output may take the memory of one of these inputs.
   TensorId in_place_output = kNoTensor;

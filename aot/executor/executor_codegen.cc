@@ -731,11 +731,16 @@ int64_t constant_bytes(const CompiledModel& model) {
   };
   for (auto& [id, s] : model.storage) count(s);
   for (auto& c : model.copies) count(c.from);
-  KernelTableBytes tables;
   for (const Step& step : model.steps)
-    if (step.is_call()) tables.visit(step.func.body);
+    if (step.is_call()) total += kernel_table_bytes(step.func);
   for (const Artifact& a : model_artifacts(model)) total += static_cast<int64_t>(a.bytes.size());
-  return total + tables.total;
+  return total;
+}
+
+int64_t kernel_table_bytes(const ir::PrimFunc& func) {
+  KernelTableBytes tables;
+  tables.visit(func.body);
+  return tables.total;
 }
 
 std::vector<std::pair<TensorId, std::string>> constant_symbols(const CompiledModel& m) {

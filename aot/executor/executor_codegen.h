@@ -41,6 +41,9 @@ std::vector<std::pair<TensorId, std::string>> constant_symbols(const CompiledMod
 // Bytes of const data: the constant tensors the code reads, and the tables kernels hold
 // themselves (requantization multipliers, packed weights).
 int64_t constant_bytes(const CompiledModel& model);
+// Bytes of the tables one kernel holds itself (`static const` data in its C: packed weights,
+// requantization constants).
+int64_t kernel_table_bytes(const ir::PrimFunc& func);
 // Bytes of the variable tensors (state kept between runs in static arrays of their own).
 int64_t state_bytes(const CompiledModel& model);
 

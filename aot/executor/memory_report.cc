@@ -29,12 +29,6 @@ std::vector<PlannedTensor> planned_tensors(const CompiledModel& m) {
 
 namespace {
 
-std::string with_commas(int64_t v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > (s[0] == '-' ? 1 : 0); i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
-
 // Names come from the model: valid UTF-8 and no control characters (XML forbids them).
 std::string xml_escape(const std::string& s) {
   std::string out;

@@ -6,6 +6,7 @@
 
 #include "aot/executor/executor_codegen.h"
 #include "aot/executor/memory_report.h"
+#include "aot/executor/model_analysis.h"
 #include "aot/executor/offload.h"
 
 namespace aotc {
@@ -103,6 +104,7 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
     if (k.func.attrs.count("macs")) kj["macs"] = std::stoll(k.func.attrs.at("macs"));
     if (k.func.attrs.count("geometry")) kj["geometry"] = k.func.attrs.at("geometry");
     if (k.func.attrs.count("kernel")) kj["kernel"] = k.func.attrs.at("kernel");
+    kj["output_elements"] = output_elements(m, k);
     j["kernels"].push_back(kj);
   }
 

@@ -118,8 +118,10 @@ def dominant(shares, total):
 
 def main(arguments):
     runs = []
+    directories = []
     for argument in arguments:
         model, compiler, directory = argument.split(':', 2)
+        directories.append(directory)
         result = json.load(open(os.path.join(directory, 'cycles.json')))
         metadata = json.load(open(os.path.join(directory, 'model', 'metadata.json')))
         report = open(os.path.join(directory, 'cycles.txt')).read()
@@ -193,6 +195,119 @@ def main(arguments):
                 model, kernel.get('kernel', stem), kernel.get('geometry', ''), '{:,}'.format(macs) if macs else '',
                 '{:,}'.format(figures['cycles']), 100.0 * figures['cycles'] / result['cycles_issue_model'],
                 '%.3f' % (figures['cycles'] / macs) if macs else '', dominant(classes, figures['cycles'])))
+
+    cost_table(runs, directories)
+
+
+def helper_callers(directory, metadata, helpers):
+    """For each helper function (a runtime function that is not inlined, such as
+    aotc_dot_f32_4x4), the kernel functions whose generated C calls it."""
+    source = open(os.path.join(directory, 'model', metadata['name'] + '.c')).read()
+    functions = [k['function'] for k in metadata.get('kernels', [])]
+    starts = sorted((source.find(' ' + f + '('), f) for f in functions if source.find(' ' + f + '(') >= 0)
+    callers = {h: [] for h in helpers}
+    for i, (start, function) in enumerate(starts):
+        body = source[start:starts[i + 1][0] if i + 1 < len(starts) else len(source)]
+        for h in helpers:
+            if h + '(' in body:
+                callers[h].append(function)
+    return callers
+
+
+def layer_samples(result, metadata, directory):
+    """(kernel, MACs, output elements, cycles) of every kernel step, its cycles inclusive:
+    a helper function's cycles go to the kernels that call it, in proportion to their MACs."""
+    kernels = {k['function']: k for k in metadata.get('kernels', [])}
+    cycles = {}
+    helpers = {}
+    for function, figures in result['functions'].items():
+        stem = function.split('.')[0]
+        if stem in kernels:
+            cycles[stem] = cycles.get(stem, 0) + figures['cycles']
+        elif function.startswith('aotc_dot') or function.startswith('aotc_dw') or function.startswith('aotc_mve'):
+            helpers[function] = figures['cycles']
+    for helper, callers in helper_callers(directory, metadata, list(helpers)).items():
+        macs = sum(kernels[c].get('macs', 0) for c in callers)
+        for c in callers:
+            share = kernels[c].get('macs', 0) / macs if macs else 1.0 / len(callers)
+            cycles[c] = cycles.get(c, 0) + helpers[helper] * share
+    return [(k.get('kernel') or 'default', k.get('macs', 0), k.get('output_elements', 0), cycles.get(f, 0))
+            for f, k in kernels.items() if k.get('device', 'cpu') == 'cpu']
+
+
+def fit_costs(samples):
+    """Per kernel, [per_mac, per_output, per_call] >= 0 minimising the squared error of its
+    layers' cycles (the best of the non-negative least-squares solutions over the subsets
+    of the three terms that a kernel's layers can determine; per_mac always for a kernel
+    that multiplies); steps outside the kernel strategy (softmax, elementwise...) share
+    "default"."""
+    import itertools
+    import numpy as np
+    by_kernel = {}
+    for kernel, macs, outputs, cycles in samples:
+        by_kernel.setdefault(kernel, []).append((macs, outputs, cycles))
+    costs = {}
+    for kernel, rows in sorted(by_kernel.items()):
+        a = np.array([[m, o, 1.0] for m, o, _ in rows], dtype=float)
+        b = np.array([c for _, _, c in rows], dtype=float)
+        # A kernel that multiplies is charged per MAC whatever else: with few layers seen,
+        # a per-call or per-output figure alone would not carry over to larger layers.
+        multiplies = any(m > 0 for m, _, _ in rows)
+        best = None
+        for size in (3, 2, 1):
+            for columns in itertools.combinations(range(3), size):
+                if len(rows) < len(columns) or (multiplies and 0 not in columns):
+                    continue
+                x, *_ = np.linalg.lstsq(a[:, columns], b, rcond=None)
+                if (x < 0).any():
+                    continue
+                error = float(((a[:, columns] @ x - b) ** 2).sum())
+                if best is None or error < best[0] - 1e-9:
+                    coefficients = [0.0, 0.0, 0.0]
+                    for column, value in zip(columns, x):
+                        coefficients[column] = float(value)
+                    best = (error, coefficients)
+        costs[kernel] = best[1] if best else [0.0, 0.0, 0.0]
+    return costs
+
+
+def estimate(costs, kernel, macs, outputs):
+    c = costs.get(kernel, costs.get('default', [0.0, 0.0, 0.0]))
+    return c[0] * macs + c[1] * outputs + c[2]
+
+
+def cost_table(runs, directories):
+    """The [cycles] table of targets/cortex-m4.toml, fitted to the first compiler's runs, and
+    each model's estimated total against the measured one."""
+    first = runs[0][1]
+    samples, per_model = [], []
+    for (model, compiler, result, metadata, _), directory in zip(runs, directories):
+        if compiler != first:
+            continue
+        layers = layer_samples(result, metadata, directory)
+        samples += layers
+        per_model.append((model, result, layers))
+    costs = fit_costs(samples)
+    print('\nCost table for `aotc analyze` (per kernel: cycles = per_mac x MACs + per_output x output '
+          'elements + per_call, each kernel\'s layers\' cycles, helper functions included, fitted by '
+          'least squares with coefficients >= 0, %s, `targets/cortex-m4.toml` `[cycles]`), and each '
+          'model\'s estimated total against the measured one:\n' % first)
+    print('```toml')
+    for kernel, c in sorted(costs.items()):
+        print('"%s" = [%.4g, %.4g, %.4g]' % (kernel, c[0], c[1], c[2]))
+    print('```\n')
+    print('"estimated" uses the table above; "left out" a table fitted to the other models only, '
+          'which is how far the table can be trusted on a model it has not seen.\n')
+    print('| model | measured cycles | estimated | error | left out | error |')
+    print('|---|--:|--:|--:|--:|--:|')
+    for model, result, layers in per_model:
+        measured = result['cycles_issue_model']
+        estimated = sum(estimate(costs, k, m, o) for k, m, o, _ in layers)
+        others = fit_costs([sample for other, _, rows in per_model if other != model for sample in rows])
+        unseen = sum(estimate(others, k, m, o) for k, m, o, _ in layers)
+        print('| %s | %s | %s | %+.1f%% | %s | %+.1f%% |' % (
+            model, millions(measured), millions(estimated), 100.0 * (estimated - measured) / measured,
+            millions(unseen), 100.0 * (unseen - measured) / measured))
 
 
 if __name__ == '__main__':

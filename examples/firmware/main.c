@@ -99,7 +99,11 @@ static __attribute__((noinline)) uint32_t calibration_ticks(void) {
   first = SYST_CVR;
   while ((start = SYST_CVR) == first) {
   }
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__thumb2__)
+  __asm volatile("1: sub %0, #1\n\tbne 1b" : "+l"(n) : : "cc"); /* gcc's Thumb-1 asm: divided syntax */
+#else
   __asm volatile("1: subs %0, %0, #1\n\tbne 1b" : "+l"(n) : : "cc");
+#endif
   stop = SYST_CVR;
   SYST_CSR = 0;
   return start - stop; /* SysTick counts down; 50,000 ticks do not wrap its 24 bits */
