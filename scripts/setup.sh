@@ -12,6 +12,7 @@ packages=(
   libgtest-dev googletest
   gcc-arm-none-eabi libnewlib-arm-none-eabi libnewlib-dev qemu-system-arm
   python3-onnx python3-numpy
+  chromium
 )
 # The differential test's reference runs in node (ONNX Runtime's node package): Debian's
 # nodejs and npm unless a node and an npm are already on PATH.

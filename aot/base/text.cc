@@ -58,6 +58,18 @@ std::vector<std::string> split_at_commas(const std::string& text) {
   return parts;
 }
 
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : display_text(s)) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
 std::string with_commas(int64_t value) {
   std::string s = std::to_string(value);
   for (int i = static_cast<int>(s.size()) - 3; i > (s[0] == '-' ? 1 : 0); i -= 3) s.insert(static_cast<size_t>(i), ",");

@@ -17,6 +17,10 @@ std::string valid_utf8(const std::string& s);
 // would end a C comment) written "* /".
 std::string display_text(const std::string& s);
 
+// Text for XML and HTML (an SVG picture, a report page): display_text with <, >, & and "
+// written as entities.
+std::string xml_escape(const std::string& s);
+
 // 1234567 -> "1,234,567": a count for people to read.
 std::string with_commas(int64_t value);
 

@@ -12,6 +12,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "aot/executor/analysis_report.h"
 #include "aot/executor/executor_codegen.h"
 #include "aot/base/text.h"
 #include "aot/driver/external_functions.h"
@@ -226,6 +227,9 @@ int main(int argc, char** argv) {
   add_common(analyze, &analyze_args);
   std::string analysis_file;
   analyze->add_option("--json", analysis_file, "also write the analysis to FILE as JSON");
+  std::string report_file;
+  analyze->add_option("--report", report_file,
+                      "also write the analysis to FILE as one self-contained HTML page (tables, charts, the memory plan)");
 
   CommonArgs run_args;
   std::string inputs, outputs;
@@ -264,6 +268,7 @@ int main(int argc, char** argv) {
       CompiledModel m = compile_model(o);
       ModelAnalysis analysis = analyze_model(m, o.model_path.substr(o.model_path.find_last_of('/') + 1));
       if (!analysis_file.empty()) write_file_atomically(analysis_file, analysis_json(analysis));
+      if (!report_file.empty()) write_file_atomically(report_file, analysis_report_html(analysis, m));
       std::cout << analysis_table(analysis);
     } else if (*run) {
       RunOptions r;

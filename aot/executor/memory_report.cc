@@ -29,19 +29,6 @@ std::vector<PlannedTensor> planned_tensors(const CompiledModel& m) {
 
 namespace {
 
-// Names come from the model: valid UTF-8 and no control characters (XML forbids them).
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : display_text(s)) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
-
 bool has_control_flow(const CompiledModel& m) {
   return std::any_of(m.steps.begin(), m.steps.end(), [](const Step& k) {
     return k.kind != Step::Kind::kCall && k.kind != Step::Kind::kCopy;

@@ -78,6 +78,7 @@ ModelAnalysis analyze_model(const CompiledModel& m, const std::string& model_fil
     l.macs = macs.empty() ? 0 : std::stoll(macs);
     l.output_elements = output_elements(m, step);
     l.constant_bytes = step_constant_bytes(m, step);
+    a.table_bytes += kernel_table_bytes(step.func);
     l.live_bytes = step.memory.workspace_bytes;
     for (const PlannedTensor& t : planned)
       if (t.first_step <= l.step && l.step <= t.last_step) l.live_bytes += t.bytes;
@@ -88,7 +89,10 @@ ModelAnalysis analyze_model(const CompiledModel& m, const std::string& model_fil
         if (f.c_function != l.function) continue;
         l.macs = f.macs;
         l.cycles = static_cast<double>(f.estimated_cycles);
-        for (const Artifact* artifact : f.artifacts) l.constant_bytes += static_cast<int64_t>(artifact->bytes.size());
+        for (const Artifact* artifact : f.artifacts) {
+          l.constant_bytes += static_cast<int64_t>(artifact->bytes.size());
+          a.artifact_bytes += static_cast<int64_t>(artifact->bytes.size());
+        }
       }
     } else {
       l.cycles = estimated_cycles(m.target, l);
@@ -155,6 +159,8 @@ std::string analysis_json(const ModelAnalysis& a) {
                       {"state_bytes", a.state_bytes},
                       {"peak_step", a.peak_step},
                       {"constant_bytes", a.constant_bytes},
+                      {"kernel_table_bytes", a.table_bytes},
+                      {"artifact_bytes", a.artifact_bytes},
                       {"cycles", cycles(a.cycles)},
                       {"cycles_source", a.cycles_source},
                       {"layers", nlohmann::json::array()}};

@@ -46,6 +46,8 @@ struct ModelAnalysis {
   int64_t ram_bytes = 0;         // the three above
   int64_t peak_step = -1;        // the step where most activation bytes are live
   int64_t constant_bytes = 0;    // flash: weights, kernel tables, NPU artifacts
+  int64_t table_bytes = 0;       // of which the kernels' own tables (packed weights, requantization)
+  int64_t artifact_bytes = 0;    // of which an NPU's command streams and weights
   std::optional<double> cycles;  // total, when the target has a cost table
   std::string cycles_source;     // how its costs were found
 };
