@@ -1,9 +1,11 @@
-# analyze_cycles_test.cmake: `aotc analyze`'s estimated cycles against the cycle model's
-# measurement of the same model (issue #30: within 15% on the Cortex-M4). Builds the example
-# firmware for MODEL on the Cortex-M4F with gcc (reference case 0), prices one run of
-# <name>_run with ../shared/tools/cycles/cycles.py (which checks itself against the
-# firmware's SysTick), runs `aotc analyze` with the same options, and fails if the estimate
-# is more than 15% off the measurement.
+# analyze_cycles_test.cmake: `aotc analyze` against the linked firmware (issue #30): its
+# estimated cycles within 15% of the cycle model's measurement, its RAM within 1% of what
+# the link map shows. Builds the example firmware for MODEL on the Cortex-M4F with gcc
+# (reference case 0), prices one run of <name>_run with ../shared/tools/cycles/cycles.py
+# (which checks itself against the firmware's SysTick), runs `aotc analyze` with the same
+# options, and compares: cycles; RAM = the .data and .bss the linker kept from the model
+# library and the runtime (firmware.map) plus the input and output buffers the application
+# passes (metadata.json).
 #
 #   cmake -DEXAMPLE_DIR=<aotc>/examples/firmware -DBINARY_DIR=<dir> -DTOOLCHAIN=<file>
 #         -DAOTC_DIR=<aotc build>/aotc-config -DAOTC=<aotc executable> -DMODEL=<file.tflite>
@@ -44,4 +46,19 @@ message(STATUS "aotc analyze: ${estimated} cycles estimated, the cycle model mea
                "${percent_x10} per mille off")
 if(percent_x10 GREATER 150)
   message(FATAL_ERROR "the estimate is more than 15% off the measurement\n${table}")
+endif()
+
+map_sizes("${BINARY_DIR}/firmware.map")
+string(JSON io GET "${metadata}" memory io_bytes)
+math(EXPR linked_ram "${data} + ${bss} + ${io}")
+string(JSON analyzed_ram GET "${analysis}" ram_bytes)
+math(EXPR difference "${analyzed_ram} - ${linked_ram}")
+if(difference LESS 0)
+  math(EXPR difference "-${difference}")
+endif()
+math(EXPR per_mille "${difference} * 1000 / ${linked_ram}")
+message(STATUS "aotc analyze: RAM ${analyzed_ram} B, the linked firmware ${linked_ram} B (.data ${data} + .bss ${bss} "
+               "+ inputs and outputs ${io}): ${per_mille} per mille off")
+if(per_mille GREATER 10)
+  message(FATAL_ERROR "the RAM figure is more than 1% off the linked firmware's\n${table}")
 endif()
