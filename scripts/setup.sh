@@ -11,7 +11,7 @@ packages=(
   libcli11-dev libdlpack-dev libtomlplusplus-dev nlohmann-json3-dev
   libgtest-dev googletest
   gcc-arm-none-eabi libnewlib-arm-none-eabi libnewlib-dev qemu-system-arm
-  python3-onnx python3-numpy
+  python3-onnx python3-numpy python3-venv
   chromium
 )
 # The differential test's reference runs in node (ONNX Runtime's node package): Debian's
@@ -32,6 +32,15 @@ fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
+
+# The Python API (aot/python/aotc) in a virtual environment that sees Debian's numpy:
+# build/venv/bin/python, or `. build/venv/bin/activate` for a notebook. The package is the
+# source tree's (a .pth file), and it calls build/aotc.
+if [ ! -x build/venv/bin/python ]; then
+  /usr/bin/python3 -m venv --system-site-packages --without-pip build/venv
+fi
+site=$(build/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$PWD/aot/python" > "$site/aotc.pth"
 
 # ONNX Runtime for node, the differential test's reference (tests/difftest), once. Its
 # package carries the native library; no install script needs to run.
