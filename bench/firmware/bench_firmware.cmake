@@ -38,6 +38,7 @@
 #
 # Options: -DMODELS="kws_ref_model;..." -DCOMPILERS="gcc;clang" -DTARGETS="cortex-m4;cortex-m7"
 #          (or -DTARGETS=cortex-m55, or cortex-m0plus) -DLAYERS=ON -DTOP_LAYERS=5 -DWORK_DIR=<dir> (default <build>/bench-firmware)
+#          -DCOST_TABLE=ON (also fit `aotc analyze`'s [cycles] table to the Cortex-M4F runs: targets/cortex-m4.toml)
 #          -DGENERATOR=Ninja -DJOBS=2
 cmake_minimum_required(VERSION 3.20)
 include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/script_helpers.cmake")
@@ -57,6 +58,7 @@ option_default(COMPILERS gcc clang)
 option_default(TARGETS cortex-m4 cortex-m7)
 option_default(LAYERS ON)
 option_default(TOP_LAYERS 5)
+option_default(COST_TABLE OFF)
 option_default(WORK_DIR "${AOTC_BUILD_DIR}/bench-firmware")
 option_default(GENERATOR Ninja)
 option_default(JOBS 2)
@@ -513,7 +515,7 @@ string(APPEND table "| model | MACs | aotc instructions (instr/MAC), ${compilers
 string(APPEND table "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n${summary_rows}")
 endif()
 if(cycle_runs)
-  run_step("${CMAKE_COMMAND}" -E env TOP_LAYERS=${TOP_LAYERS} /usr/bin/python3 "${CMAKE_CURRENT_LIST_DIR}/cycle_tables.py"
+  run_step("${CMAKE_COMMAND}" -E env TOP_LAYERS=${TOP_LAYERS} COST_TABLE=${COST_TABLE} /usr/bin/python3 "${CMAKE_CURRENT_LIST_DIR}/cycle_tables.py"
       ${cycle_runs} OUTPUT cycles_text QUIET)
   string(APPEND table "\n${cycles_text}")
 endif()

@@ -15,7 +15,10 @@ Markdown tables:
      CMSIS-NN estimated by the same tool, and the best published MLPerf Tiny results on a
      Cortex-M4F (X-CUBE-AI 9.0, Plumerai; real silicon at 120 MHz with flash wait states);
   2. the layers that take most cycles (the first compiler's), each with its kernel, shape,
-     MACs, cycles, cycles per MAC and the instruction classes that dominate it.
+     MACs, cycles, cycles per MAC and the instruction classes that dominate it;
+  3. with COST_TABLE=ON in the environment, the [cycles] table of targets/cortex-m4.toml that
+     `aotc analyze` estimates with, fitted to these runs, and how well it predicts each
+     model (also with the model left out of the fit).
 
 The classes of table 2 are this script's, from each executed instruction's mnemonic (the
 tool prints them with --top-insns): loads (LDR*, LDRD, LDM, POP, VLDR, VLDM, VPOP), stores,
@@ -196,7 +199,8 @@ def main(arguments):
                 '{:,}'.format(figures['cycles']), 100.0 * figures['cycles'] / result['cycles_issue_model'],
                 '%.3f' % (figures['cycles'] / macs) if macs else '', dominant(classes, figures['cycles'])))
 
-    cost_table(runs, directories)
+    if os.environ.get('COST_TABLE') == 'ON':
+        cost_table(runs, directories)
 
 
 def helper_callers(directory, metadata, helpers):
