@@ -16,9 +16,9 @@ ir::Stmt pool_one_output(const PoolProblem& p, const ir::Buffer& x, const ir::Bu
     });
   };
   auto write = [&](const Expr& total) {
-    if (!p.reduction.uses_count) return ir::store(y, o, p.reduction.finish(total, Expr()));
+    if (!p.reduction.uses_count) return ir::store(y, o, p.stored(p.reduction.finish(total, Expr()), o));
     ir::Var count = ir::make_var("count");
-    return ir::let(count, window.count(), ir::store(y, o, p.reduction.finish(total, ir::var_expr(count))));
+    return ir::let(count, window.count(), ir::store(y, o, p.stored(p.reduction.finish(total, ir::var_expr(count)), o)));
   };
   return window.bind(accumulate(p.reduction.init, taps, write));
 }

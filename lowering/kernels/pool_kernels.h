@@ -1,5 +1,6 @@
 // The pooling kernels and how one is chosen (the kernel strategy of conv_kernels.h): a
-// front end (TFLite's AVERAGE_POOL_2D and MAX_POOL_2D today) describes its pooling as a
+// front end (TFLite's AVERAGE_POOL_2D and MAX_POOL_2D, ONNX's 2-D MaxPool, AveragePool,
+// their global forms and aotc.QLinearAveragePool channels-last) describes its pooling as a
 // PoolProblem, NHWC with two window axes and the reduction over one window, and
 // build_pool_kernel takes the registered kernel of highest priority that applies. The
 // portable kernel ("portable.pool") reduces each output element's window, clipped to the
@@ -31,6 +32,14 @@ struct PoolProblem {
   bool average = false;                 // the sum over the window and its count (else the maximum)
   WindowReduction reduction;
   TensorId input = kNoTensor, output = kNoTensor;
+  // The node's fused epilogue (ONNX: a Relu behind a MaxPool) on the reduction's value at
+  // output index [n, oy, ox, c]; empty for none.
+  std::function<ir::Expr(ir::Expr value, const std::vector<ir::Expr>& out_index)> epilogue;
+
+  // The value stored at out_index: finish's, through the epilogue.
+  ir::Expr stored(ir::Expr value, const std::vector<ir::Expr>& out_index) const {
+    return epilogue ? epilogue(std::move(value), out_index) : value;
+  }
 };
 
 struct PoolOperands {

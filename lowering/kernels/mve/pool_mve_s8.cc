@@ -24,8 +24,9 @@ ir::Stmt helium_average(KernelBuilder&, const PoolProblem& p, PoolOperands& ops)
                                                       ir::make_int(xa.kernel), ir::make_int(p.channels),
                                                       ir::address_of(sums, {0})));
     ir::Stmt divide = ir::loop_nest({p.channels}, {"c"}, [&](const std::vector<Expr>& c) {
-      return ir::store(ops.output, {o[0], o[1], o[2], c[0]},
-                       p.reduction.finish(ir::load(sums, c), ir::make_int(ya.kernel * xa.kernel)));
+      std::vector<Expr> out_index = {o[0], o[1], o[2], c[0]};
+      return ir::store(ops.output, out_index,
+                       p.stored(p.reduction.finish(ir::load(sums, c), ir::make_int(ya.kernel * xa.kernel)), out_index));
     });
     return ir::seq({sum, divide});
   });

@@ -24,6 +24,7 @@
 
 #include "aot/base/element_bytes.h"
 #include "lowering/compute/kernel_builder.h"
+#include "lowering/kernels/pool_kernels.h"
 #include "aot/graph/op_registry.h"
 #include "lowering/compute/reduction.h"
 #include "lowering/compute/window.h"
@@ -231,9 +232,33 @@ void infer_global_max_pool(Graph& g, Node& node) {
 }
 
 // MaxPool and GlobalMaxPool (which has no Indices output).
+// A 2-D pooling channels-last and undilated (between channels-last convolutions, as the
+// channels_last pass leaves it) is a PoolProblem for the kernel strategy
+// (lowering/kernels/pool_kernels.h), whose kernels reduce the taps inside the input: a
+// maximum, or a sum divided by the number of those taps (AveragePool without
+// count_include_pad). Other poolings run the loops above.
+bool is_pool_problem(const Node& node, const std::vector<WindowAxis>& axes) {
+  return is_channels_last(node) && axes.size() == 2 && axes[0].dilation == 1 && axes[1].dilation == 1;
+}
+
+LoweredOp lower_pool_problem(const Graph& g, const Node& node, KernelBuilder& kb, const std::vector<WindowAxis>& axes,
+                             bool average) {
+  const std::vector<int64_t>& x = g.tensor(node.inputs[0]).shape;
+  const DataType t = input_type(g, node);
+  WindowReduction reduction;
+  reduction.init = average ? ir::make_zero(t) : lowest(t);
+  reduction.update = [average](Expr acc, Expr v) { return average ? acc + v : ir::max(acc, v); };
+  reduction.finish = [average, t](Expr acc, Expr count) { return average ? acc / ir::cast(t, count) : acc; };
+  reduction.uses_count = average;
+  PoolProblem problem{x[0], x[3], axes, t, average, reduction, node.inputs[0], node.outputs[0]};
+  problem.epilogue = [&kb](Expr value, const std::vector<Expr>& out_index) { return kb.epilogue(value, out_index); };
+  return build_pool_kernel(kb, problem);
+}
+
 LoweredOp lower_max_pool(const Graph& g, const Node& node, KernelBuilder& kb) {
   std::vector<WindowAxis> axes = window_of(g, node);
   if (!is_global(node) && indices_wanted(g, node)) return lower_max_pool_with_indices(g, node, kb, axes);
+  if (is_pool_problem(node, axes)) return lower_pool_problem(g, node, kb, axes, false);
   return lower_pool(g, node, kb, axes, maximum(input_type(g, node)));
 }
 
@@ -282,6 +307,7 @@ PoolReduction average(DataType t, const std::vector<WindowAxis>& axes, bool coun
 LoweredOp lower_average_pool(const Graph& g, const Node& node, KernelBuilder& kb) {
   bool count_include_pad = false;
   std::vector<WindowAxis> axes = average_pool_window(g, node, &count_include_pad);
+  if (!count_include_pad && is_pool_problem(node, axes)) return lower_pool_problem(g, node, kb, axes, true);
   return lower_pool(g, node, kb, axes, average(input_type(g, node), axes, count_include_pad));
 }
 
