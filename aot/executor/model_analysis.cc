@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -47,6 +49,42 @@ std::string millions(double v) {
   return text;
 }
 
+// The cycles of the steps from `i` to the end of their block (an else, end_if or end_loop,
+// where it leaves `i`): kernel calls add their estimate, an If its larger branch, a Loop its
+// body times its most trips: the worst case, as a firmware's timing budget needs it.
+class WorstCaseCycles {
+ public:
+  WorstCaseCycles(const CompiledModel& m, const std::map<int, double>& by_step) : m_(m), by_step_(by_step) {}
+
+  double block(size_t& i) const {
+    double total = 0;
+    while (i < m_.steps.size()) {
+      const Step& s = m_.steps[i];
+      if (s.kind == Step::Kind::kElse || s.kind == Step::Kind::kEndIf || s.kind == Step::Kind::kEndLoop) return total;
+      if (s.kind == Step::Kind::kIf) {
+        double then_cycles = block(++i), else_cycles = 0;
+        if (i < m_.steps.size() && m_.steps[i].kind == Step::Kind::kElse) else_cycles = block(++i);
+        ++i;  // end_if
+        total += std::max(then_cycles, else_cycles);
+        continue;
+      }
+      if (s.kind == Step::Kind::kLoop) {
+        const double trips = static_cast<double>(std::max<int64_t>(1, s.max_trips));
+        total += trips * block(++i);
+        ++i;  // end_loop
+        continue;
+      }
+      if (auto it = by_step_.find(static_cast<int>(i)); it != by_step_.end()) total += it->second;
+      ++i;
+    }
+    return total;
+  }
+
+ private:
+  const CompiledModel& m_;
+  const std::map<int, double>& by_step_;
+};
+
 }  // namespace
 
 int64_t output_elements(const CompiledModel& m, const Step& step) {
@@ -63,6 +101,7 @@ ModelAnalysis analyze_model(const CompiledModel& m, const std::string& model_fil
   a.cycles_source = m.target.cycles_source;
   std::vector<PlannedTensor> planned = planned_tensors(m);
   OffloadSummary offload = offload_summary(m);
+  std::map<int, double> by_step;  // estimated cycles of each kernel step
   int64_t peak = -1;
   for (size_t i = 0; i < m.steps.size(); ++i) {
     const Step& step = m.steps[i];
@@ -99,8 +138,13 @@ ModelAnalysis analyze_model(const CompiledModel& m, const std::string& model_fil
     }
     if (l.live_bytes > peak) peak = l.live_bytes, a.peak_step = l.step;
     a.macs += l.macs;
-    if (l.cycles) a.cycles = a.cycles.value_or(0) + *l.cycles;
+    if (l.cycles) by_step[l.step] = *l.cycles;
     a.layers.push_back(std::move(l));
+  }
+  for (const Step& step : m.steps) a.control_flow = a.control_flow || (!step.is_call() && step.kind != Step::Kind::kCopy);
+  if (!by_step.empty()) {
+    size_t first = 0;
+    a.cycles = WorstCaseCycles(m, by_step).block(first);
   }
   for (TensorId id : m.graph.inputs) a.io_bytes += m.graph.tensor(id).size_bytes();
   for (TensorId id : m.graph.outputs) a.io_bytes += m.graph.tensor(id).size_bytes();
@@ -121,7 +165,9 @@ std::string analysis_table(const ModelAnalysis& a) {
      << (a.state_bytes ? ", state " + with_commas(a.state_bytes) + " B" : "") << "\n";
   os << "  flash         " << with_commas(a.constant_bytes) << " B of constants (code not estimated)\n";
   if (a.cycles)
-    os << "  cycles        " << millions(*a.cycles) << " estimated (" << display_text(a.cycles_source) << ")\n";
+    os << "  cycles        " << millions(*a.cycles) << " estimated"
+       << (a.control_flow ? ", worst case (the larger branch of each If, each Loop at its most trips)" : "") << " ("
+       << display_text(a.cycles_source) << ")\n";
   else
     os << "  cycles        not estimated: target " << a.target << " has no [cycles] table\n";
   os << "\n";
@@ -162,6 +208,7 @@ std::string analysis_json(const ModelAnalysis& a) {
                       {"kernel_table_bytes", a.table_bytes},
                       {"artifact_bytes", a.artifact_bytes},
                       {"cycles", cycles(a.cycles)},
+                      {"cycles_worst_case_over_control_flow", a.control_flow},
                       {"cycles_source", a.cycles_source},
                       {"layers", nlohmann::json::array()}};
   for (const LayerAnalysis& l : a.layers)

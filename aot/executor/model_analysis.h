@@ -48,7 +48,10 @@ struct ModelAnalysis {
   int64_t constant_bytes = 0;    // flash: weights, kernel tables, NPU artifacts
   int64_t table_bytes = 0;       // of which the kernels' own tables (packed weights, requantization)
   int64_t artifact_bytes = 0;    // of which an NPU's command streams and weights
-  std::optional<double> cycles;  // total, when the target has a cost table
+  // Total, when the target has a cost table: with control flow the worst case, the larger
+  // branch of each If and each Loop at its most trips (control_flow says so).
+  std::optional<double> cycles;
+  bool control_flow = false;
   std::string cycles_source;     // how its costs were found
 };
 

@@ -99,6 +99,24 @@ TEST_F(Analyze, NpuLayersHaveTheDevicesFiguresAndTargetsWithoutCostsSaySo) {
   EXPECT_NE(table.find("not estimated: target host has no [cycles] table"), std::string::npos) << table;
 }
 
+// With control flow the total is the worst case: the larger branch of each If (so less
+// than the sum of both branches' kernels), each Loop at its most trips.
+TEST_F(Analyze, ControlFlowTotalsTheWorstCase) {
+  std::string table;
+  nlohmann::json a = analyze(source_path("tests/models/control_flow/nested_if/model.onnx"), {"--target", "cortex-m4"}, &table);
+  EXPECT_TRUE(a["cycles_worst_case_over_control_flow"].get<bool>());
+  double sum = 0, largest = 0;
+  for (const nlohmann::json& layer : a["layers"]) {
+    sum += layer["cycles"].get<double>();
+    largest = std::max(largest, layer["cycles"].get<double>());
+  }
+  EXPECT_LT(a["cycles"].get<double>(), sum);
+  EXPECT_GE(a["cycles"].get<double>(), largest);
+  EXPECT_NE(table.find("worst case (the larger branch of each If"), std::string::npos) << table;
+  nlohmann::json flat = analyze(mlperf("kws_ref_model"), {"--target", "cortex-m4"}, &table);
+  EXPECT_FALSE(flat["cycles_worst_case_over_control_flow"].get<bool>());
+}
+
 TEST_F(Analyze, WritesNothingButItsJsonAndFailsLikeCompile) {
   Result r = run({"analyze", mlperf("kws_ref_model"), "--target", "cortex-m4"});
   ASSERT_EQ(r.status, 0) << r.output;
