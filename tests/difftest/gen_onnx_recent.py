@@ -193,6 +193,8 @@ class RecentBuilder(Builder):
                 d = a.shape[ax]
                 shape[ax] = self.choice([d * m for m in (1, 2, 3)] + ([d // 2, d * 3 // 2] if d % 2 == 0 else []))
             inputs = self.use(a) + ["", "", self.ints([shape[ax] for ax in axes])]
+        if mode != "nearest":
+            inputs[0] = self.interpolated(inputs[0])
         o = self.movement_out(a, shape) if mode == "nearest" else self.out(shape)
         self.node("Resize", inputs, [o.name], **attrs)
         return True

@@ -221,6 +221,27 @@ TEST(Resize, CubicWithAndWithoutExcludeOutside) {
   }
 }
 
+// Difftest seed 1092066: output row 16 reads source row 16/3 with coefficients -1/9, 43/54,
+// 10/27, -1/18, on inputs whose terms cancel (0.37037 * 12.675878 - 0.05556 * 84.094994 =
+// 0.022825382). Weights computed in float32, as ONNX Runtime does from its float32 coordinate
+// 5.3333335, come out up to 7.8e-7 off and move that output by 6.0e-5; aotc's weights must
+// keep every output within float32 rounding of the terms (1e-6 and 1e-6 relative here).
+TEST(Resize, CubicWeightsExactWhereTermsCancel) {
+  Shape shape = {1, 1, 12, 1};
+  std::vector<float> x = {0.0f, 106.52872467041016f, 32.242950439453125f, 143.8000030517578f, 0.0f, 0.0f,
+                          12.675877571105957f, 84.0949935913086f, 41.776702880859375f, 120.4278335571289f, 0.0f, 0.0f};
+  ResizeSpec r;
+  r.mode = "cubic";
+  r.coordinates = "asymmetric";
+  r.exclude_outside = true;
+  OneNode node("Resize");
+  node.input(shape, x).absent_input().constant<float>({1, 1, 3, 1});
+  set_attributes(node, r);
+  std::vector<double> want = resize_reference(r, shape, std::vector<double>(x.begin(), x.end()), {1, 1, 3, 1}, {1, 1, 36, 1});
+  ASSERT_NEAR(want[16], 0.022825382, 1e-9);
+  expect_close(node.run(), std::vector<float>(want.begin(), want.end()), 1e-6, 1e-6);
+}
+
 TEST(Resize, TfCropAndResizeExtrapolates) {
   Shape shape = {1, 1, 4, 4};
   std::vector<float> x = random_floats(16, 43, 2.0f);
