@@ -38,12 +38,13 @@
 #               which runs the reference NPU's command streams on the CPU). For another
 #               device, a library of your own: aotc_npu_start/aotc_npu_wait of aotc_npu.h,
 #               or for an Ethos-U (target cortex-m55-ethos-u55) aotc_ethosu.c from the
-#               runtime directory built and linked with Arm's Ethos-U core driver.
+#               runtime directory's npu/ folder built and linked with Arm's Ethos-U core
+#               driver.
 #
 # The C runtime (aotc_runtime.c) is compiled once per project into the static library
 # `aotc_runtime` (alias aotc::runtime), created on first use and linked by every model
 # library, so two models in one firmware do not define its symbols twice; so is the
-# reference NPU's driver (aotc_npu_ref.c, library `aotc_npu_ref`), which a model links
+# reference NPU's driver (npu/aotc_npu_ref.c, library `aotc_npu_ref`), which a model links
 # unless NPU_DRIVER names another (a model without NPU parts takes nothing from it). The generated
 # code itself has every symbol prefixed by NAME.
 #
@@ -116,7 +117,10 @@ function(_aotc_runtime_library)
   set_target_properties(aotc_runtime PROPERTIES
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
   add_library(aotc::runtime ALIAS aotc_runtime)
-  add_library(aotc_npu_ref STATIC "${runtime_dir}/aotc_npu_ref.c")
+  # The device drivers are in npu/ (the driver also includes aotc_quant*.h, which
+  # aotc_runtime's include directory gives it).
+  add_library(aotc_npu_ref STATIC "${runtime_dir}/npu/aotc_npu_ref.c")
+  target_include_directories(aotc_npu_ref PUBLIC "${runtime_dir}/npu")
   target_link_libraries(aotc_npu_ref PUBLIC aotc_runtime)
   set_target_properties(aotc_npu_ref PROPERTIES
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)

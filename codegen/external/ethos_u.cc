@@ -3,7 +3,7 @@
 // Vela has done the compiling: a TFLite model's ethos-u operators hold the command streams
 // (aot/import/tflite_ethos_u.h). This backend takes the stream and the constant tensors of
 // the base-address table (the weights Vela packed) as artifacts, keeps the table's order,
-// and has the generated code call aotc_ethosu_invoke (runtime-c/aotc_ethosu.c), which hands
+// and has the generated code call aotc_ethosu_invoke (runtime-c/npu/aotc_ethosu.c), which hands
 // them to the Ethos-U core driver's ethosu_invoke_v3 as TensorFlow Lite Micro does. It
 // partitions nothing (no operators of its own) and cannot count MACs or cycles.
 #include "aot/graph/external.h"

@@ -1,5 +1,5 @@
 // The external backend "npu-ref": compiles a region of int8 operators into one command
-// stream of aotc's reference NPU (runtime-c/aotc_npu_ref.h) and its constants.
+// stream of aotc's reference NPU (runtime-c/npu/aotc_npu_ref.h) and its constants.
 //
 // Convolutions, depthwise convolutions and fully connected layers come as the kernel
 // strategy's problems (lowering/kernels/node_problem.h), whichever front end made them:

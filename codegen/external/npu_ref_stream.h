@@ -1,4 +1,4 @@
-// Writing command streams of aotc's reference NPU (runtime-c/aotc_npu_ref.h, format 1.0, or
+// Writing command streams of aotc's reference NPU (runtime-c/npu/aotc_npu_ref.h, format 1.0, or
 // 1.1 for a stream with the _EVEN opcodes):
 // the header and one command at a time, each as its opcode's fixed list of 32-bit words,
 // and the constants blob the commands' channel records live in.
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime-c/aotc_npu_ref.h"
+#include "runtime-c/npu/aotc_npu_ref.h"
 
 namespace aotc::npu_ref {
 

@@ -19,7 +19,7 @@ constexpr const char* kAddressOf = "address_of";
 // in bytes, then three per entry of the table of memory regions the stream addresses: the
 // region's handle (or the integer 0 for an empty region), its size in bytes, and 1 if the
 // device may write it, else 0. kNpuInvoke is aotc's generic NPU driver interface
-// (runtime-c/aotc_npu.h), kEthosuInvoke Arm's Ethos-U driver (runtime-c/aotc_ethosu.h).
+// (runtime-c/npu/aotc_npu.h), kEthosuInvoke Arm's Ethos-U driver (runtime-c/npu/aotc_ethosu.h).
 constexpr const char* kNpuInvoke = "aotc_npu_invoke";
 constexpr const char* kEthosuInvoke = "aotc_ethosu_invoke";
 

@@ -1,6 +1,6 @@
 // NPU offload (issue #10) with aotc's reference NPU (target npu-ref): the int8 MLPerf Tiny
 // models split into NPU regions and the CPU's rest, run through `aotc run` with the
-// reference driver (runtime-c/aotc_npu_ref.c) and compared byte for byte with TFLite
+// reference driver (runtime-c/npu/aotc_npu_ref.c) and compared byte for byte with TFLite
 // Micro's outputs; a target that keeps one operator off the NPU; memory the NPU reaches;
 // artifacts through disk and back.
 #include <nlohmann/json.hpp>

@@ -67,6 +67,7 @@ if(MODE STREQUAL "installed")
   foreach(file IN ITEMS bin/aotc share/cmake/aotc/aotcConfig.cmake
                         share/cmake/aotc/aotcConfigVersion.cmake share/cmake/aotc/aotc_add_model.cmake
                         share/aotc/runtime/aotc_runtime.c share/aotc/runtime/aotc_runtime.h
+                        share/aotc/runtime/npu/aotc_npu_ref.c share/aotc/runtime/npu/aotc_npu.h
                         share/aotc/targets/cortex-m4.toml share/aotc/toolchains/${TOOLCHAIN}.cmake)
     if(NOT EXISTS "${prefix}/${file}")
       message(FATAL_ERROR "cmake --install did not write ${file}")

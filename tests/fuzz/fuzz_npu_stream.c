@@ -1,4 +1,4 @@
-/* libFuzzer harness of the reference NPU driver (runtime-c/aotc_npu_ref.c): any bytes as
+/* libFuzzer harness of the reference NPU driver (runtime-c/npu/aotc_npu_ref.c): any bytes as
  * a command stream, over a region table that the input also chooses.
  *
  * Input: byte 0, the region count (mod 6); per region 3 bytes, its size (16 bits mod

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes npu_even_cases.h: layers of the reference NPU's _EVEN opcodes (stream format 1.1,
-runtime-c/aotc_npu_ref.h) with their expected outputs, for test_npu_ref.c.
+runtime-c/npu/aotc_npu_ref.h) with their expected outputs, for test_npu_ref.c.
 
 The expected outputs are computed here from the header's definition alone, in exact
 integer and Fraction arithmetic, not from the driver or aotc_quant_onnx.h:

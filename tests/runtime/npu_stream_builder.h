@@ -1,4 +1,4 @@
-/* npu_stream_builder.h: writes reference-NPU command streams (runtime-c/aotc_npu_ref.h)
+/* npu_stream_builder.h: writes reference-NPU command streams (runtime-c/npu/aotc_npu_ref.h)
  * from plain descriptions of layers, for the driver's tests (test_npu_ref.c) and the
  * fuzzer's seeds (tests/fuzz/npu_stream_seeds.c). Written from the header's field list,
  * not from the driver. Plain C99 that is also valid C++. */

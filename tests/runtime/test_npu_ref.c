@@ -1,4 +1,4 @@
-/* Tests of the reference NPU's driver (runtime-c/aotc_npu_ref.c): every opcode on small
+/* Tests of the reference NPU's driver (runtime-c/npu/aotc_npu_ref.c): every opcode on small
  * random int8 tensors, compared element by element with an oracle written here from
  * TensorFlow Lite's reference kernels (reference_integer_ops::ConvPerChannel,
  * DepthwiseConvPerChannel, FullyConnected, AveragePool, MaxPool, integer_ops Add and Mul),

@@ -1,4 +1,4 @@
-/* Tests of the reference NPU driver's validation (runtime-c/aotc_npu_ref.h, "Validation"),
+/* Tests of the reference NPU driver's validation (runtime-c/npu/aotc_npu_ref.h, "Validation"),
  * counters and driver interface; part of the test_npu_ref program.
  *
  * A fault test builds a valid two-command stream, an ADD writing region 2 and then the
