@@ -113,6 +113,31 @@ TEST(Simplify, RemovesUnitLoopsAndConstantBranches) {
             "}\n");
 }
 
+// A table or a Let that only a branch read, once the branch is gone, goes too (the C would
+// declare a variable nobody uses: an error under -Werror); one that is still read stays, and
+// so does a Let whose value calls a function.
+TEST(Simplify, DropsTablesAndLetsNothingReads) {
+  Buffer y = make_buffer("Y", DataType::Int(32), {4});
+  Var tap = make_var("tap");
+  Stmt s = allocate_const("bias", DataType::Int(32), std::vector<double>{1, 2, 3, 4}, [&](const Buffer& bias) {
+    return let(tap, load(y, {0}) * 3, loop_nest({4}, {"c"}, [&](const std::vector<Expr>& c) {
+      // The branch that reads both is never taken.
+      return if_then_else(Expr(2) < Expr(1), store(y, c, load(bias, c) + var_expr(tap)), store(y, c, c[0]));
+    }));
+  });
+  EXPECT_EQ(to_string(simplify(s)),
+            "for (c, 0, 4) {\n"
+            "  Y[c] = c\n"
+            "}\n");
+  Stmt kept = allocate_const("bias", DataType::Int(32), std::vector<double>{1, 2, 3, 4}, [&](const Buffer& bias) {
+    return let(tap, call("aotc_workspace_alloc", {Expr(16)}, DataType::Int(32)),
+               loop_nest({4}, {"c"}, [&](const std::vector<Expr>& c) { return store(y, c, load(bias, c)); }));
+  });
+  std::string text = to_string(simplify(kept));
+  EXPECT_NE(text.find("bias"), std::string::npos) << text;
+  EXPECT_NE(text.find("aotc_workspace_alloc"), std::string::npos) << text;
+}
+
 TEST(Interpreter, Int8ArithmeticWrapsAndCastsTruncate) {
   Buffer y = make_buffer("Y", DataType::Int(8), {2});
   PrimFunc f;
