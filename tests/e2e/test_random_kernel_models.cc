@@ -57,7 +57,7 @@ void expect_every_kernel_taken(const std::string& target, const std::vector<std:
   for (const auto& [name, steps] : chosen) std::cout << "  " << target << " " << name << ": " << steps << " layers\n";
 }
 
-// The int8 register blocks (SMLAD) and the float register blocks (VMLA) on the Cortex-M4F
+// The int8 register blocks (SMLAD) and the float register blocks (VMUL, VADD) on the Cortex-M4F
 // and the Cortex-M7; Helium's kernels and the float blocks' Helium code on the Cortex-M55.
 TEST(RandomKernelModels, TakeEveryDspAndFpuKernelOnCortexM4) { expect_every_kernel_taken("cortex-m4", {"dsp", "fpu"}); }
 TEST(RandomKernelModels, TakeEveryDspAndFpuKernelOnCortexM7) { expect_every_kernel_taken("cortex-m7", {"dsp", "fpu"}); }

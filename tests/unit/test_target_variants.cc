@@ -268,11 +268,11 @@ INSTANTIATE_TEST_SUITE_P(
 //
 // On a target with `fpu`, float32 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with
 // constant weights run in register blocks over packed weights (blocked_f32.h, the
-// runtime's aotc_dot_f32_4x4, aotc_dw_f32_4ch and aotc_dot_f32_1x4, VMLA on a Cortex-M
+// runtime's aotc_dot_f32_4x4, aotc_dw_f32_4ch and aotc_dot_f32_1x4, VMUL then VADD on a Cortex-M
 // with an FPU; the interpreter runs the same C's plain loops). The expected values are
 // TFLite's reference float kernels written out here: per output a float sum from zero over
 // (ky, kx, ic), taps in the padding skipped, then the bias, then the activation; each
-// product rounded before it is added (no fused multiply-add), as VMLA rounds.
+// product rounded before it is added (no fused multiply-add), as VMUL then VADD round.
 
 class ConvolutionFloat : public ::testing::TestWithParam<ConvCase> {
  protected:
