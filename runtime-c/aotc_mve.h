@@ -63,6 +63,7 @@
  * with clang; gcc 12 spills them beyond two (measured on the Cortex-M55 kernels). */
 #if defined(__clang__)
 #define AOTC_MVE_HELD_CHUNKS 4
+#define AOTC_MVE_GCC_HELD4 0
 #else
 #define AOTC_MVE_HELD_CHUNKS 2
 /* gcc keeps four chunks when the block's products are one asm statement (a pointwise pixel
@@ -232,7 +233,7 @@ AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32
     else                                                                                                              \
       vstrbq_p_s32(y + oc, acc, vctp32q((uint32_t)(out_channels - oc)));                                             \
   } while (0)
-  if (rows == 1 && chunks <= AOTC_MVE_HELD_CHUNKS) {
+  if (rows == 1 && (chunks <= AOTC_MVE_HELD_CHUNKS || (AOTC_MVE_GCC_HELD4 && chunks == 4))) {
     /* A short input (a pointwise convolution's pixel, a small fully connected row): read
      * once into registers for every block of channels. */
     const int8x16_t x0 = chunks == 1 && tail ? vldrbq_z_s8(x, tail_lanes) : vldrbq_s8(x);
@@ -241,6 +242,16 @@ AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32
     const int8x16_t x3 = chunks < 4 ? x0 : tail ? vldrbq_z_s8(x + 48, tail_lanes) : vldrbq_s8(x + 48);
     for (oc = 0; oc < out_channels; oc += 4) {
       int32_t a0 = bias[oc], a1 = bias[oc + 1], a2 = bias[oc + 2], a3 = bias[oc + 3];
+#if AOTC_MVE_GCC_HELD4
+      if (chunks == 4) {
+        __asm__(AOTC_MVE_HELD_CHUNK("x0") AOTC_MVE_HELD_CHUNK("x1") AOTC_MVE_HELD_CHUNK("x2") AOTC_MVE_HELD_CHUNK("x3")
+                : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [w] "+r"(w)
+                : [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2), [x3] "w"(x3)
+                : "q6", "q7", "memory");
+        AOTC_MVE_STORE_BLOCK();
+        continue;
+      }
+#endif
       AOTC_MVE_CHUNK4(x0);
       if (chunks > 1) AOTC_MVE_CHUNK4(x1);
       if (chunks > 2) AOTC_MVE_CHUNK4(x2);
@@ -249,22 +260,6 @@ AOTC_MVE_INLINE void aotc_mve_conv_s8(const int8_t* x, int32_t row_stride, int32
     }
     return;
   }
-#if AOTC_MVE_GCC_HELD4
-  if (rows == 1 && chunks == 4) {
-    /* gcc: four chunks held, the block's sixteen products written out (see above). */
-    const int8x16_t x0 = vldrbq_s8(x), x1 = vldrbq_s8(x + 16), x2 = vldrbq_s8(x + 32);
-    const int8x16_t x3 = tail ? vldrbq_z_s8(x + 48, tail_lanes) : vldrbq_s8(x + 48);
-    for (oc = 0; oc < out_channels; oc += 4) {
-      int32_t a0 = bias[oc], a1 = bias[oc + 1], a2 = bias[oc + 2], a3 = bias[oc + 3];
-      __asm__(AOTC_MVE_HELD_CHUNK("x0") AOTC_MVE_HELD_CHUNK("x1") AOTC_MVE_HELD_CHUNK("x2") AOTC_MVE_HELD_CHUNK("x3")
-              : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [w] "+r"(w)
-              : [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2), [x3] "w"(x3)
-              : "q6", "q7", "memory");
-      AOTC_MVE_STORE_BLOCK();
-    }
-    return;
-  }
-#endif
   for (oc = 0; oc < out_channels; oc += 4) {
     int32_t a0 = bias[oc], a1 = bias[oc + 1], a2 = bias[oc + 2], a3 = bias[oc + 3], r, k;
     const int8_t* xr = x;
