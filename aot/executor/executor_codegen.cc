@@ -135,7 +135,8 @@ std::vector<std::string> runtime_includes(const std::string& contents) {
 class ExecutorEmitter {
  public:
   ExecutorEmitter(const CompiledModel& m, std::string model_file)
-      : m_(m), g_(m.graph), prefix_(m.name), macro_(upper(m.name)), model_file_(display_text(model_file)), phase_(prefix_ + "_state_phase") {
+      : m_(m), g_(m.graph), prefix_(m.name), macro_(upper(m.name)), model_file_(display_text(model_file)), phase_(prefix_ + "_state_phase"),
+        runtime_headers_(included_runtime_headers(m)) {
     auto in = unique_names(g_, g_.inputs), out = unique_names(g_, g_.outputs);
     for (size_t i = 0; i < g_.inputs.size(); ++i) input_names_[g_.inputs[i]] = in[i];
     for (size_t i = 0; i < g_.outputs.size(); ++i) output_names_[g_.outputs[i]] = out[i];
@@ -152,6 +153,9 @@ class ExecutorEmitter {
     }
     check_external_names();
   }
+
+  // The runtime headers <name>.c includes (included_runtime_headers).
+  const std::vector<std::string>& runtime_headers() const { return runtime_headers_; }
 
   std::string header() const {
     std::ostringstream os;
@@ -245,7 +249,7 @@ class ExecutorEmitter {
        << AOTC_VERSION << ". */\n"
        << "#include \"" << prefix_ << ".h\"\n\n#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n"
        << "#include <string.h>\n\n";
-    for (const std::string& header : included_runtime_headers(m_)) os << "#include \"" << header << "\"\n";
+    for (const std::string& header : runtime_headers_) os << "#include \"" << header << "\"\n";
     os << "\n";
     os << workspace_layout_checks();
     if (!constant_order_.empty()) {
@@ -701,6 +705,7 @@ class ExecutorEmitter {
   std::string phase_;  // the static variable saying which buffer of two-buffer states is current
   std::map<TensorId, std::string> input_names_, output_names_, constant_names_, variable_names_;
   std::vector<TensorId> constant_order_, variable_order_;
+  std::vector<std::string> runtime_headers_;  // what <name>.c includes of the runtime
 };
 
 }  // namespace
@@ -772,14 +777,14 @@ GeneratedFiles generate_sources(const CompiledModel& model, const std::string& m
   out.files[model.name + ".h"] = emit.header();
   out.files[model.name + ".c"] = emit.source();
   out.files[model.name + "_constants.c"] = emit.constants();
-  // The runtime's files the code needs: the headers <name>.c includes and what they include,
-  // a device driver's sources beside its header, and the API every model has
-  // (aotc_runtime, aotc_dlpack).
+  // The runtime's files the code needs: the headers <name>.c includes, a device driver's
+  // source where a kernel calls it, the API every model has (aotc_runtime, aotc_dlpack),
+  // and what each of them includes.
   std::map<std::string, std::string> runtime;
   for (const EmbeddedFile* f = kEmbeddedRuntime; f->name; ++f) runtime[f->name] = f->contents;
-  std::vector<std::string> needed = included_runtime_headers(model);
-  for (const char* api : {"aotc_runtime.c", "aotc_dlpack.h", "aotc_dlpack.c"}) needed.push_back(api);
-  if (calls_driver(model, ir::builtin::kNpuInvoke)) needed.insert(needed.end(), {"aotc_npu_ref.h", "aotc_npu_ref.c"});
+  std::vector<std::string> needed = emit.runtime_headers();
+  for (const char* api : {"aotc_runtime.c", "aotc_dlpack.c"}) needed.push_back(api);
+  if (calls_driver(model, ir::builtin::kNpuInvoke)) needed.push_back("aotc_npu_ref.c");
   if (calls_driver(model, ir::builtin::kEthosuInvoke)) needed.push_back("aotc_ethosu.c");
   while (!needed.empty()) {
     std::string name = needed.back();
