@@ -19,6 +19,18 @@ namespace aotc {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Writes `contents` to `path`; CompileError if that fails.
+void write_bytes(const fs::path& path, const std::string& contents) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  f.close();
+  if (!f) throw CompileError("cannot write " + path.string());
+}
+
+}  // namespace
+
 void write_files_atomically(const std::string& dir, const std::map<std::string, std::string>& files) {
   fs::path target = fs::absolute(dir);
   fs::path parent = target.parent_path();
@@ -28,12 +40,7 @@ void write_files_atomically(const std::string& dir, const std::map<std::string, 
   fs::remove_all(staging, ec);
   try {
     if (!fs::create_directory(staging, ec)) throw CompileError("cannot create directory " + staging.string());
-    for (auto& [name, contents] : files) {
-      std::ofstream f(staging / name, std::ios::binary);
-      f.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-      f.close();
-      if (!f) throw CompileError("cannot write " + (staging / name).string());
-    }
+    for (auto& [name, contents] : files) write_bytes(staging / name, contents);
     if (!fs::exists(target)) {
       fs::rename(staging, target, ec);
       if (ec) throw CompileError("cannot create " + target.string() + ": " + ec.message());
@@ -55,10 +62,9 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   fs::path target = fs::absolute(path);
   fs::path staging = target.parent_path() / ("." + target.filename().string() + ".aotc-staging-" + std::to_string(getpid()));
   std::error_code ec;
-  std::ofstream f(staging, std::ios::binary);
-  f.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-  f.close();
-  if (!f) {
+  try {
+    write_bytes(staging, contents);
+  } catch (const CompileError&) {
     fs::remove(staging, ec);
     throw CompileError("cannot write " + target.string());
   }

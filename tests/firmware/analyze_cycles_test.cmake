@@ -35,16 +35,23 @@ run_step("${AOTC}" analyze "${MODEL}" --target cortex-m4 ${pool_args} --json "${
 file(READ "${BINARY_DIR}/analysis.json" analysis)
 string(JSON estimated GET "${analysis}" cycles)
 
-# |estimated - measured| <= 15% of measured, in integer arithmetic (CMake has no floats).
+# per_mille_off(<value> <reference> <out>): |value - reference| in thousandths of reference,
+# in integer arithmetic (CMake has no floats).
+function(per_mille_off value reference out)
+  math(EXPR difference "${value} - ${reference}")
+  if(difference LESS 0)
+    math(EXPR difference "-${difference}")
+  endif()
+  math(EXPR result "${difference} * 1000 / ${reference}")
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+
+# |estimated - measured| <= 15% of measured.
 string(REGEX REPLACE "\\..*" "" estimated "${estimated}")
-math(EXPR difference "${estimated} - ${measured}")
-if(difference LESS 0)
-  math(EXPR difference "-${difference}")
-endif()
-math(EXPR percent_x10 "${difference} * 1000 / ${measured}")
+per_mille_off(${estimated} ${measured} cycles_per_mille)
 message(STATUS "aotc analyze: ${estimated} cycles estimated, the cycle model measured ${measured}: "
-               "${percent_x10} per mille off")
-if(percent_x10 GREATER 150)
+               "${cycles_per_mille} per mille off")
+if(cycles_per_mille GREATER 150)
   message(FATAL_ERROR "the estimate is more than 15% off the measurement\n${table}")
 endif()
 
@@ -52,11 +59,7 @@ map_sizes("${BINARY_DIR}/firmware.map")
 string(JSON io GET "${metadata}" memory io_bytes)
 math(EXPR linked_ram "${data} + ${bss} + ${io}")
 string(JSON analyzed_ram GET "${analysis}" ram_bytes)
-math(EXPR difference "${analyzed_ram} - ${linked_ram}")
-if(difference LESS 0)
-  math(EXPR difference "-${difference}")
-endif()
-math(EXPR per_mille "${difference} * 1000 / ${linked_ram}")
+per_mille_off(${analyzed_ram} ${linked_ram} per_mille)
 message(STATUS "aotc analyze: RAM ${analyzed_ram} B, the linked firmware ${linked_ram} B (.data ${data} + .bss ${bss} "
                "+ inputs and outputs ${io}): ${per_mille} per mille off")
 if(per_mille GREATER 10)
