@@ -21,10 +21,10 @@ std::string attr_or_empty(const ir::PrimFunc& f, const char* key) {
   return it == f.attrs.end() ? "" : it->second;
 }
 
-// The constant tensors a step is given (each once) and the tables it holds itself.
-int64_t step_constant_bytes(const CompiledModel& m, const Step& step) {
+// The constant tensors a step is given, each once.
+int64_t constant_tensor_bytes(const CompiledModel& m, const Step& step) {
   std::set<TensorId> seen;
-  int64_t bytes = kernel_table_bytes(step.func);
+  int64_t bytes = 0;
   for (TensorId arg : step.args) {
     const Storage& s = m.storage.at(arg);
     if (s.kind == Storage::Kind::kConstant && seen.insert(s.tensor).second) bytes += m.graph.tensor(s.tensor).size_bytes();
@@ -116,8 +116,9 @@ ModelAnalysis analyze_model(const CompiledModel& m, const std::string& model_fil
     std::string macs = attr_or_empty(step.func, "macs");
     l.macs = macs.empty() ? 0 : std::stoll(macs);
     l.output_elements = output_elements(m, step);
-    l.constant_bytes = step_constant_bytes(m, step);
-    a.table_bytes += kernel_table_bytes(step.func);
+    const int64_t tables = kernel_table_bytes(step.func);  // what the kernel holds itself
+    l.constant_bytes = constant_tensor_bytes(m, step) + tables;
+    a.table_bytes += tables;
     l.live_bytes = step.memory.workspace_bytes;
     for (const PlannedTensor& t : planned)
       if (t.first_step <= l.step && l.step <= t.last_step) l.live_bytes += t.bytes;
