@@ -40,19 +40,32 @@ class PlacedByStep {
   uint64_t stamp_ = 0;
 };
 
+// Whether range `output` may overlap range `input` (see the header): it names it, and it is
+// first written at the step that reads `input` for the last time.
+bool may_overlap(const std::vector<LiveRange>& ranges, size_t output, size_t input) {
+  return ranges[output].overlaps == static_cast<int>(input) && ranges[output].first == ranges[input].last;
+}
+
 // The lowest aligned offset in `pool` where range i does not collide with an already
-// placed range of that pool that is live at the same time.
+// placed range of that pool that is live at the same time. Each such range j forbids the
+// offsets strictly between (its offset - what of i may lie below it) and (its offset +
+// what of it lies below i): i's size and j's, or the overlap distance where i may overlap
+// j or j may overlap i.
 int64_t lowest_free_offset(const std::vector<LiveRange>& ranges, const Placement& p, PlacedByStep& placed, size_t i,
                            int pool, int64_t alignment) {
-  std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) of conflicting placed ranges
+  std::vector<std::pair<int64_t, int64_t>> forbidden;
   placed.for_each_conflict(ranges[i], [&](size_t j) {
-    if (p.pools[j] == pool) busy.emplace_back(p.offsets[j], p.offsets[j] + ranges[j].size);
+    if (p.pools[j] != pool) return;
+    int64_t below = ranges[i].size, above = ranges[j].size;
+    if (may_overlap(ranges, i, j)) below = std::min(below, ranges[i].overlap_distance);
+    if (may_overlap(ranges, j, i)) above = std::min(above, ranges[j].overlap_distance);
+    forbidden.emplace_back(p.offsets[j] - below, p.offsets[j] + above);
   });
-  std::sort(busy.begin(), busy.end());
+  std::sort(forbidden.begin(), forbidden.end());
   int64_t offset = 0;
-  for (auto& [begin, end] : busy) {
-    if (offset + ranges[i].size <= begin) break;
-    offset = std::max(offset, align_up(end, alignment));
+  for (auto& [low, high] : forbidden) {
+    if (offset <= low) break;
+    offset = std::max(offset, align_up(high, alignment));
   }
   return offset;
 }
@@ -200,6 +213,18 @@ std::pair<int, int64_t> peak_step(const std::vector<LiveRange>& ranges, int64_t 
   for (auto& r : ranges) {
     change[static_cast<size_t>(r.first)] += align_up(r.size, alignment);
     change[static_cast<size_t>(r.last) + 1] -= align_up(r.size, alignment);
+  }
+  // An output that may overlap its input needs, together with it at that step, the larger
+  // of itself and distance + input.
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i].overlaps < 0 || static_cast<size_t>(ranges[i].overlaps) >= ranges.size() ||
+        !may_overlap(ranges, i, static_cast<size_t>(ranges[i].overlaps))) continue;
+    int64_t output = align_up(ranges[i].size, alignment);
+    int64_t input = align_up(ranges[static_cast<size_t>(ranges[i].overlaps)].size, alignment);
+    int64_t together = std::max(output, align_up(ranges[i].overlap_distance, alignment) + input);
+    int64_t saved = std::max<int64_t>(0, output + input - together);
+    change[static_cast<size_t>(ranges[i].first)] -= saved;
+    change[static_cast<size_t>(ranges[i].first) + 1] += saved;
   }
   std::pair<int, int64_t> peak{0, 0};
   int64_t live = 0;

@@ -6,6 +6,16 @@
 // from its first to its last use inclusive. The lower bound is the largest total size
 // live at any one step: no placement can use less.
 //
+// Overlap: a kernel that writes its output in the order it reads its input (a convolution
+// writing pixel after pixel: lowering/compute/output_overlap.h) may have its output begin
+// a given distance below an input that it reads for the last time, and run on over that
+// input: every output byte lands on input bytes already read for the last time. A range
+// says so by naming the range it may overlap and the distance. The two then collide only
+// if the output begins less than the distance below the input's start and ends after it,
+// and the lower bound counts them, at that step, as the larger of the output and the
+// distance plus the input. The allowance holds only where the input's last step is the
+// output's first; elsewhere the two collide as any others.
+//
 // A pure algorithm, in the base layer: the executor's storage planner places the arena
 // with it, and the NPU backend (codegen/external/npu_ref.cc) a region's scratch.
 #pragma once
@@ -21,6 +31,10 @@ struct LiveRange {
   int first = 0;  // step that writes it first
   int last = 0;   // step that reads it last
   uint64_t allowed_pools = ~uint64_t{0};  // bit p set: may be placed in pool p
+  // The range (an index into the same list) this one may overlap from `overlap_distance`
+  // bytes below its start on; -1 for none.
+  int overlaps = -1;
+  int64_t overlap_distance = 0;
 };
 
 struct Placement {

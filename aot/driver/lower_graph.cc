@@ -57,6 +57,11 @@ class GraphLowering {
       k.in_place_output = node.outputs.at(0);
       k.in_place_inputs = lowered.in_place_inputs;
     }
+    if (lowered.overlap_input != kNoTensor) {
+      k.in_place_output = node.outputs.at(0);
+      k.overlap_input = lowered.overlap_input;
+      k.overlap_distance = lowered.overlap_distance;
+    }
     m_.steps.push_back(std::move(k));
   }
 

@@ -58,6 +58,10 @@ struct Step {
   // For elementwise kernels: the output may take the memory of one of these inputs.
   TensorId in_place_output = kNoTensor;
   std::vector<TensorId> in_place_inputs;
+  // The input the output (in_place_output) may overlap from `overlap_distance` bytes below
+  // its start (LoweredOp::overlap_input); kNoTensor for none.
+  TensorId overlap_input = kNoTensor;
+  int64_t overlap_distance = 0;
   // The kernel's scratch (LowerBuiltin's workspace blocks) is planned in the arena like
   // a tensor that lives for this one step; its allocator is set up over this slice.
   int64_t scratch_offset = 0;

@@ -17,10 +17,22 @@ std::vector<PlannedTensor> planned_tensors(const CompiledModel& m) {
   for (auto& [id, s] : m.storage)
     if (s.kind == Storage::Kind::kArena) place[s.tensor] = &s;
   for (auto& [id, s] : m.io_places) place[id] = &s;
+  const std::map<TensorId, LiveRange> ranges = planned_live_ranges(m);
+  // The outputs the plan put over their kernels' inputs: the input and the bytes shared.
+  std::map<TensorId, std::pair<TensorId, int64_t>> over;
+  for (const Step& k : m.steps) {
+    if (k.overlap_input == kNoTensor || !m.storage.count(k.overlap_input) || !m.storage.count(k.in_place_output)) continue;
+    TensorId in = m.storage.at(k.overlap_input).tensor, out = m.storage.at(k.in_place_output).tensor;
+    if (in == out || !place.count(in) || !place.count(out) || place[in]->pool != place[out]->pool) continue;
+    int64_t shared = std::min(place[in]->offset + ranges.at(in).size, place[out]->offset + ranges.at(out).size) -
+                     std::max(place[in]->offset, place[out]->offset);
+    if (shared > 0) over[out] = {in, shared};
+  }
   std::vector<PlannedTensor> out;
-  for (auto& [root, range] : planned_live_ranges(m)) {
+  for (auto& [root, range] : ranges) {
     const Storage& s = *place.at(root);
-    out.push_back({m.graph.tensor(root).name, s.pool, s.offset, range.size, range.first, range.last});
+    out.push_back({m.graph.tensor(root).name, s.pool, s.offset, range.size, range.first, range.last, "", 0});
+    if (over.count(root)) out.back().overlaps = m.graph.tensor(over[root].first).name, out.back().overlap_bytes = over[root].second;
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const PlannedTensor& a, const PlannedTensor& b) { return a.first_step < b.first_step; });
@@ -105,13 +117,20 @@ std::string memory_report_table(const CompiledModel& m) {
   os << "\n";
   std::snprintf(line, sizeof line, "  %-40s %-8s %10s %10s %6s %6s\n", "tensor", "pool", "offset", "bytes", "first", "last");
   os << line;
-  for (const PlannedTensor& t : planned_tensors(m)) {
+  const std::vector<PlannedTensor> planned = planned_tensors(m);
+  for (const PlannedTensor& t : planned) {
     std::string name = t.name.size() > 40 ? "..." + t.name.substr(t.name.size() - 37) : t.name;
     std::snprintf(line, sizeof line, "  %-40s %-8s %10lld %10lld %6d %6d\n", name.c_str(),
                   m.pools[static_cast<size_t>(t.pool)].name.c_str(), static_cast<long long>(t.offset),
                   static_cast<long long>(t.bytes), t.first_step, t.last_step);
     os << line;
   }
+  bool overlaps = std::any_of(planned.begin(), planned.end(), [](const PlannedTensor& t) { return t.overlap_bytes > 0; });
+  if (overlaps) os << "\n  outputs over the inputs their kernels read (each byte written after its last read):\n";
+  for (const PlannedTensor& t : planned)
+    if (t.overlap_bytes > 0)
+      os << "    " << display_text(t.name) << " over " << display_text(t.overlaps) << ": " << with_commas(t.overlap_bytes)
+         << " B shared\n";
   os << control_flow_steps(m);
   os << offload_text(m);
   return os.str();
@@ -160,7 +179,9 @@ std::string memory_plan_svg(const CompiledModel& m) {
     os << "<rect x=\"" << kMarginLeft + t.first_step * kStepWidth << "\" y=\"" << y << "\" width=\""
        << (t.last_step - t.first_step + 1) * kStepWidth << "\" height=\"" << h << "\" fill=\"" << kColors[i % 8]
        << "\" stroke=\"#333\" stroke-width=\"0.5\"><title>" << xml_escape(t.name) << ": " << with_commas(t.bytes)
-       << " B at offset " << t.offset << ", steps " << t.first_step << "-" << t.last_step << "</title></rect>\n";
+       << " B at offset " << t.offset << ", steps " << t.first_step << "-" << t.last_step
+       << (t.overlap_bytes > 0 ? ", over " + xml_escape(t.overlaps) + " (" + with_commas(t.overlap_bytes) + " B shared)" : "")
+       << "</title></rect>\n";
   }
   os << "<text x=\"" << kMarginLeft << "\" y=\"" << kMarginTop + kHeight + 20 << "\">kernel steps 0-" << steps - 1
      << "</text>\n</svg>\n";

@@ -16,6 +16,10 @@ struct PlannedTensor {
   int pool = 0;  // index into CompiledModel::pools
   int64_t offset = 0, bytes = 0;
   int first_step = 0, last_step = 0;
+  // A kernel's output placed over part of the input it reads (the planner's overlap,
+  // lowering/compute/output_overlap.h): that input, and how many bytes they share.
+  std::string overlaps;
+  int64_t overlap_bytes = 0;
 };
 
 // Arena tensors in the order of their first use.

@@ -137,13 +137,17 @@ std::string metadata_json(const CompiledModel& m, const std::string& model_file_
 
   // The plan: each arena tensor with its pool, offset and the steps it is live.
   j["activations"] = nlohmann::json::array();
-  for (const PlannedTensor& t : planned_tensors(m))
-    j["activations"].push_back({{"tensor", t.name},
-                                {"pool", m.pools[static_cast<size_t>(t.pool)].name},
-                                {"offset", t.offset},
-                                {"bytes", t.bytes},
-                                {"first_step", t.first_step},
-                                {"last_step", t.last_step}});
+  // An output placed over part of its kernel's input names it ("overlaps", "overlap_bytes").
+  for (const PlannedTensor& t : planned_tensors(m)) {
+    nlohmann::json a = {{"tensor", t.name},
+                        {"pool", m.pools[static_cast<size_t>(t.pool)].name},
+                        {"offset", t.offset},
+                        {"bytes", t.bytes},
+                        {"first_step", t.first_step},
+                        {"last_step", t.last_step}};
+    if (t.overlap_bytes > 0) a["overlaps"] = t.overlaps, a["overlap_bytes"] = t.overlap_bytes;
+    j["activations"].push_back(a);
+  }
   // Names come from the model: bytes that are not UTF-8 become U+FFFD instead of an error.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

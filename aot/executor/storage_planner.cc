@@ -86,10 +86,31 @@ std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const Storage
   return ranges;
 }
 
-// Tensors first (in root id order), then each kernel's scratch, live for its step only.
+// Tensors first (in root id order), then each kernel's scratch, live for its step only. A
+// kernel's output that may overlap its input (Step::overlap_input) says so in its range,
+// where both are whole arena roots (not a view into a larger buffer) and the input dies
+// at the step that writes the output first; --no-in-place turns overlaps off too.
 std::vector<LiveRange> arena_and_scratch_ranges(const CompiledModel& m, const StorageMap& storage) {
   std::vector<LiveRange> list;
-  for (auto& [id, r] : arena_ranges(m, storage)) list.push_back(r);
+  std::map<TensorId, size_t> index;
+  for (auto& [id, r] : arena_ranges(m, storage)) index[id] = list.size(), list.push_back(r);
+  for (size_t step = 0; step < m.steps.size() && m.in_place; ++step) {
+    const Step& k = m.steps[step];
+    if (k.overlap_input == kNoTensor) continue;
+    auto in = storage.find(k.overlap_input), out = storage.find(k.in_place_output);
+    if (in == storage.end() || out == storage.end() || !planned_in_arena(m, in->second) ||
+        !planned_in_arena(m, out->second) || in->second.tensor == out->second.tensor)
+      continue;
+    const Graph& g = m.graph;
+    if (g.tensor(in->second.tensor).size_bytes() != g.tensor(k.overlap_input).size_bytes() ||
+        g.tensor(out->second.tensor).size_bytes() != g.tensor(k.in_place_output).size_bytes())
+      continue;
+    LiveRange& output = list[index.at(out->second.tensor)];
+    const size_t input = index.at(in->second.tensor);
+    if (output.first != static_cast<int>(step) || list[input].last != static_cast<int>(step)) continue;
+    output.overlaps = static_cast<int>(input);
+    output.overlap_distance = k.overlap_distance;
+  }
   for (size_t step = 0; step < m.steps.size(); ++step)
     if (m.steps[step].memory.workspace_bytes > 0)
       list.push_back({m.steps[step].memory.workspace_bytes, static_cast<int>(step), static_cast<int>(step)});

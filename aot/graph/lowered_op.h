@@ -18,6 +18,12 @@ struct LoweredOp {
   // reads element i of such an input before it writes element i of the output (or
   // stages what it overwrites). The memory planner decides whether to use it.
   std::vector<TensorId> in_place_inputs;
+  // An input the output may overlap from below (the memory planner's overlap,
+  // memory_planner.h): the output may begin `distance` bytes or more before the input,
+  // because the kernel writes no output byte over input bytes it has yet to read
+  // (lowering/compute/output_overlap.h). kNoTensor for none.
+  TensorId overlap_input = kNoTensor;
+  int64_t overlap_distance = 0;
 };
 
 }  // namespace aotc

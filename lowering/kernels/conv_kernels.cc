@@ -1,5 +1,7 @@
 #include "lowering/kernels/conv_kernels.h"
 
+#include "lowering/compute/output_overlap.h"
+
 namespace aotc {
 namespace {
 
@@ -10,7 +12,8 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({"portable.conv", 0, [](const ConvProblem&, c
                                       ops.bias = p.bias != kNoTensor ? kb.tensor_param(p.bias, p.bias_name) : nullptr;
                                       ops.output = kb.tensor_param(p.output, p.output_name);
                                       return lower_convolution(kb, p.geometry, *p.arithmetic, ops);
-                                    }}));
+                                    },
+                                    /*pixels_in_flight=*/1}));
 
 }  // namespace
 
@@ -30,6 +33,9 @@ LoweredOp build_conv_kernel(KernelBuilder& kb, const ConvProblem& problem) {
   ops.input = kb.tensor_param(problem.input, problem.input_name);
   ops.input_tensor = problem.input;
   LoweredOp lowered = kb.finish(kernel.build(kb, problem, ops));
+  if (kernel.pixels_in_flight > 0 && problem.geometry.layout == ActivationLayout::kChannelsLast)
+    allow_pixel_order_overlap(lowered, kb.graph(), problem.input, problem.output, problem.geometry.axes,
+                              kernel.pixels_in_flight);
   lowered.func.attrs["kernel"] = kernel.name;
   return lowered;
 }

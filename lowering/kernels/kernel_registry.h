@@ -23,6 +23,16 @@ struct Kernel {
   int priority = 0;
   std::function<bool(const Problem&, const TargetFacts&)> applies;
   std::function<ir::Stmt(KernelBuilder&, const Problem&, Operands&)> build;
+  // For window problems (convolutions, pooling) on channels-last inputs, n > 0 when the
+  // kernel writes output pixels in row-major order, n at a time at most: when it writes a
+  // byte of pixel p it has read, for the last time, all that the windows of the pixels
+  // before p - (n - 1) read (1: pixel by pixel; 2: pairs of pixels whose outputs are written
+  // a block of channels at a time). Its output may then overlap its input
+  // (lowering/compute/output_overlap.h); tests/e2e/test_output_overlap.cc runs every such
+  // kernel so. 0: no such order (a depthwise kernel that goes channel by channel). Where the
+  // kernel writes over its input in place (staging what it overwrites), staging decides the
+  // order, and there is no overlap.
+  int pixels_in_flight = 0;
 };
 
 template <typename Problem, typename Operands>
@@ -42,6 +52,9 @@ class KernelRegistry {
     for (const Entry& kernel : entries()) names.push_back(kernel.name);
     return names;
   }
+
+  // Every kernel, highest priority first.
+  static const std::vector<Entry>& kernels() { return entries(); }
 
   static const Entry& select(const Problem& problem, const TargetFacts& target) {
     for (const Entry& kernel : entries())

@@ -1,5 +1,6 @@
 #include "lowering/kernels/pool_kernels.h"
 
+#include "lowering/compute/output_overlap.h"
 #include "lowering/compute/reduction.h"
 
 namespace aotc {
@@ -29,7 +30,8 @@ AOTC_REGISTER_KERNEL(PoolKernels, ({"portable.pool", 0, [](const PoolProblem&, c
                                                            {"n", "oy", "ox", "c"}, [&](const std::vector<Expr>& o) {
                                                              return pool_one_output(p, ops.input, ops.output, o);
                                                            });
-                                    }}));
+                                    },
+                                    /*pixels_in_flight=*/1}));
 
 }  // namespace
 
@@ -37,6 +39,8 @@ LoweredOp build_pool_kernel(KernelBuilder& kb, const PoolProblem& problem) {
   const PoolKernels::Entry& kernel = PoolKernels::select(problem, kb.target());
   PoolOperands ops{kb.tensor_param(problem.input, "input"), kb.tensor_param(problem.output, "output")};
   LoweredOp lowered = kb.finish(kernel.build(kb, problem, ops));
+  if (kernel.pixels_in_flight > 0 && problem.batches == 1)
+    allow_pixel_order_overlap(lowered, kb.graph(), problem.input, problem.output, problem.axes, kernel.pixels_in_flight);
   lowered.func.attrs["kernel"] = kernel.name;
   return lowered;
 }

@@ -31,7 +31,10 @@ inline ConvKernels::Entry dsp_conv_kernel(std::string name, int priority, bool d
             if (reads_filter) ops.filter = kb.tensor_param(p.filter, p.filter_name);
             ops.output = kb.tensor_param(p.output, p.output_name);
             return lower(kb, p.geometry, *p.arithmetic, ops, p.constants);
-          }};
+          },
+          // The depthwise kernels go channel by channel; the blocked one a pair of pixels and
+          // two channels at a time.
+          /*pixels_in_flight=*/depthwise ? 0 : 2};
 }
 
 }  // namespace aotc

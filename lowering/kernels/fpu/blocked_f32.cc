@@ -407,13 +407,15 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({"fpu.depthwise_f32", 10,
                                         return target.has("fpu") && p.float32_constant_filter && p.depthwise &&
                                                depthwise_f32_applies(p.geometry);
                                       },
-                                      build_conv_f32}));
+                                      // Four channels at a time over all pixels, then the next four.
+                                      build_conv_f32, /*pixels_in_flight=*/0}));
 AOTC_REGISTER_KERNEL(ConvKernels, ({"fpu.blocked_conv_f32", 10,
                                       [](const ConvProblem& p, const TargetFacts& target) {
                                         return target.has("fpu") && p.float32_constant_filter && !p.depthwise &&
                                                blocked_conv_f32_applies(p.geometry);
                                       },
-                                      build_conv_f32}));
+                                      // Four pixels by four channels a block.
+                                      build_conv_f32, /*pixels_in_flight=*/4}));
 
 // On a core with an FPU: four units per call over weights packed at compile time, sixteen
 // with Helium's float vectors (`mve.fp`).

@@ -385,7 +385,8 @@ AOTC_REGISTER_KERNEL(ConvKernels, ({
     [](KernelBuilder& kb, const ConvProblem& p, ConvOperands& ops) {
       ops.output = kb.tensor_param(p.output, p.output_name);
       return lower_mve_conv_s8(kb, p.geometry, *p.requantization, ops, p.constants, p.residual_add);
-    }}));
+    },
+    /*pixels_in_flight=*/1}));
 
 // On a core with Helium: int8 with the input's zero point folded into the bias and TFLite's
 // per-unit requantization, sixteen products per instruction, four units per input vector.

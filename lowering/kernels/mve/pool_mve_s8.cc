@@ -35,6 +35,7 @@ ir::Stmt helium_average(KernelBuilder&, const PoolProblem& p, PoolOperands& ops)
 
 }  // namespace
 
-AOTC_REGISTER_KERNEL(PoolKernels, ({"mve.average_pool_s8", 40, helium_average_applies, helium_average}));
+AOTC_REGISTER_KERNEL(PoolKernels, ({"mve.average_pool_s8", 40, helium_average_applies, helium_average,
+                                    /*pixels_in_flight=*/1}));
 
 }  // namespace aotc
