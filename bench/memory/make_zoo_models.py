@@ -11,6 +11,8 @@ writes them, for measuring aotc's activation RAM against ST X-CUBE-AI's publishe
 
     /usr/bin/python3 bench/memory/make_zoo_models.py OUT_DIR
 
+and the same four with the explicit PADs folded into SAME padding (*_nopad, FOLDED_PAD below).
+
 The layers are those of keras.applications.mobilenet / mobilenet_v2 once the converter has
 folded each BatchNormalization into its convolution and fused the ReLU6 that follows:
 the first convolution 3x3 stride 2 SAME; each stride-2 depthwise convolution preceded by
@@ -46,9 +48,10 @@ class ZooGen(Gen):
     """Gen's flatbuffer writer and random draws, with the layers of the Keras MobileNets.
     rms[tensor] is the expected root mean square of a tensor's real values."""
 
-    def __init__(s, seed):
+    def __init__(s, seed, explicit_pad=True):
         super().__init__(seed)
         s.rms = {}
+        s.explicit_pad = explicit_pad
 
     def tensor(s, shape, typ, scale, zp, rms, base, **kw):
         a = s.act_tensor(shape, typ, scale, zp, base=base, **kw)
@@ -91,10 +94,13 @@ class ZooGen(Gen):
         return y
 
     def depthwise(s, x, stride, base):
-        """3x3 depthwise + ReLU6; stride 2 behind Keras's ZeroPadding2D and VALID."""
+        """3x3 depthwise + ReLU6; stride 2 behind Keras's ZeroPadding2D and VALID (or, without
+        explicit_pad, SAME: the same padding where the size is even)."""
         n, h, w, c = x.shape
         pad = g.SAME
-        if stride == 2:
+        if stride == 2 and not s.explicit_pad and (h % 2 or w % 2):
+            raise ValueError("%s: SAME pads an odd map as (1, 1), not as ZeroPadding2D" % base)
+        if stride == 2 and s.explicit_pad:
             x = s.zero_pad(x, ((h % 2, 1), (w % 2, 1)), base + "_pad")  # correct_pad
             h, w, pad = x.shape[1], x.shape[2], g.VALID
         oh, ow = s.out_size(h, 3, stride, pad), s.out_size(w, 3, stride, pad)
@@ -146,9 +152,9 @@ class ZooGen(Gen):
         return probs
 
 
-def mobilenet_v1(path, seed, size, alpha, classes, uint8_input):
+def mobilenet_v1(path, seed, size, alpha, classes, uint8_input, explicit_pad=True):
     """keras.applications.MobileNet: _conv_block then 13 _depthwise_conv_blocks."""
-    m = ZooGen(seed)
+    m = ZooGen(seed, explicit_pad)
     x = m.model_input(size, uint8_input)
     x = m.conv(x, int(32 * alpha), 3, 2, g.SAME, True, "conv1")
     blocks = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
@@ -165,9 +171,9 @@ def make_divisible(v, divisor=8):
     return new_v + divisor if new_v < 0.9 * v else new_v
 
 
-def mobilenet_v2(path, seed, size, alpha, classes):
+def mobilenet_v2(path, seed, size, alpha, classes, explicit_pad=True):
     """keras.applications.MobileNetV2: Conv1, 17 _inverted_res_blocks, Conv_1 (1280), head."""
-    m = ZooGen(seed)
+    m = ZooGen(seed, explicit_pad)
     x = m.model_input(size, False)
     x = m.conv(x, make_divisible(32 * alpha), 3, 2, g.SAME, True, "Conv1")
     blocks = [(16, 1, 1), (24, 2, 6), (24, 1, 6), (32, 2, 6), (32, 1, 6), (32, 1, 6), (64, 2, 6)] + \
@@ -193,13 +199,24 @@ MODELS = {
     "mobilenet_v2_035_128": lambda p: mobilenet_v2(p, 2903, 128, 0.35, 1000),
     "mobilenet_v1_025_96_5class": lambda p: mobilenet_v1(p, 2904, 96, 0.25, 5, False),
 }
+# The same models with each ZeroPadding2D folded into its depthwise convolution as SAME
+# padding (what the converter writes for padding='same'): every map a stride-2 layer reads
+# has an even size here, so SAME pads (0, 1) as correct_pad does and the weights are drawn
+# in the same order: the outputs are those of the models above, with no PAD copies. They
+# show what the PAD operators cost in RAM.
+FOLDED_PAD = {
+    "mobilenet_v1_025_224_u8_nopad": lambda p: mobilenet_v1(p, 2901, 224, 0.25, 1000, True, False),
+    "mobilenet_v2_035_224_nopad": lambda p: mobilenet_v2(p, 2902, 224, 0.35, 1000, False),
+    "mobilenet_v2_035_128_nopad": lambda p: mobilenet_v2(p, 2903, 128, 0.35, 1000, False),
+    "mobilenet_v1_025_96_5class_nopad": lambda p: mobilenet_v1(p, 2904, 96, 0.25, 5, False, False),
+}
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_zoo_models.py OUT_DIR")
     os.makedirs(sys.argv[1], exist_ok=True)
-    for name, make in MODELS.items():
+    for name, make in list(MODELS.items()) + list(FOLDED_PAD.items()):
         path = os.path.join(sys.argv[1], name + ".tflite")
         make(path)
         print("%s: %d bytes" % (path, os.path.getsize(path)))
