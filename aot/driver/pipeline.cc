@@ -100,6 +100,8 @@ const std::vector<Pass>& pipeline() {
        [](CompiledModel& m, const CompileOptions& o) {
          if (o.dump_tensors) m.exposed = expose_intermediates(m.graph, m.model_tensors);
        }},
+      // After expose_intermediates: a PAD whose output a dump writes stays.
+      {"fold_pad", Pass::Shows::kGraph, [](CompiledModel& m, const CompileOptions&) { run_everywhere(m.graph, fold_pad); }},
       // The layout before the partition: an NPU reads channels-last convolutions, whichever
       // front end made them.
       {"channels_last", Pass::Shows::kGraph,

@@ -196,8 +196,10 @@ Placement place_in_target_pools(const CompiledModel& m, const StorageMap& storag
 }
 
 // Lets kernel `step` write its output over `input`: the output's storage becomes the
-// input's. Only when both are arena tensors of the same layout, the input is read for
-// the last time at this step and the output is first written here. `ranges`, when given,
+// input's. Only when the output is an arena tensor and the input one too (or a graph input
+// planned in the arena, --io-in-arena: a uint8 image converted in place), both of the same
+// shape and element size, the input is read for the last time at this step and the output
+// is first written here. `ranges`, when given,
 // are the arena's live ranges for `storage` (arena_ranges), which the merge keeps up to
 // date: the merged root lives from the input's first step to the output's last (without
 // loops, where nothing stretches them).
@@ -208,8 +210,11 @@ bool merge_in_place(const CompiledModel& m, StorageMap& storage, size_t step, Te
   if (!storage.count(input)) return false;  // a constant the kernel holds itself
   const Storage& out = storage.at(k.in_place_output);
   const Storage& src = storage.at(input);
-  if (out.kind != Storage::Kind::kArena || src.kind != Storage::Kind::kArena || src.tensor == out.tensor) return false;
-  if (g.tensor(input).shape != g.tensor(k.in_place_output).shape || g.tensor(input).dtype != g.tensor(k.in_place_output).dtype)
+  const bool arena_or_planned_input =
+      src.kind == Storage::Kind::kArena || (src.kind == Storage::Kind::kInput && planned_in_arena(m, src));
+  if (out.kind != Storage::Kind::kArena || !arena_or_planned_input || src.tensor == out.tensor) return false;
+  if (g.tensor(input).shape != g.tensor(k.in_place_output).shape ||
+      g.tensor(input).dtype.bytes() != g.tensor(k.in_place_output).dtype.bytes())
     return false;
   std::map<TensorId, LiveRange> computed;
   if (!kept_ranges) computed = arena_ranges(m, storage);

@@ -6,6 +6,8 @@
 //   fold_qdq           DequantizeLinear -> Conv/MatMul/Gemm/Add -> QuantizeLinear patterns
 //                      into integer kernels (before fold_constants dequantizes the weights)
 //   fold_constants     nodes whose inputs are all constant become constants
+//   fold_pad           a TFLite PAD of a quantized tensor with its zero point, read only by a
+//                      VALID convolution, becomes the convolution's padding (no copy)
 //   channels_last      convolutions compute channels-last (NHWC) where the target's kernels
 //                      want it; transposes between them cancel
 //   partition_external regions of operators the target's NPU runs become external
@@ -15,7 +17,7 @@
 //   remove_dead_nodes  nodes whose results nobody reads
 //
 // With `aotc run --dump-tensors`, expose_intermediates runs between fold_constants and
-// channels_last: the model's intermediate tensors become graph outputs (the layers an NPU
+// fold_pad: the model's intermediate tensors become graph outputs (the layers an NPU
 // runs then write theirs too).
 #pragma once
 
@@ -31,6 +33,7 @@ void initialize_variables(Graph& g);
 void infer_shapes(Graph& g);
 void fold_qdq(Graph& g);
 void fold_constants(Graph& g);
+void fold_pad(Graph& g);
 void partition_external(Graph& g, const TargetFacts& target);
 void channels_last(Graph& g, const TargetFacts& target);
 void fuse_operators(Graph& g);

@@ -101,17 +101,21 @@ LoweredOp KernelBuilder::finish(ir::Stmt body) {
   // An optional output 0 left out (RNN's Y): nothing can take its place.
   if (node_.outputs.at(0) == kNoTensor) return out;
   const Tensor& y = graph_.tensor(node_.outputs.at(0));
+  // Element i of the input and of the output must be the same bytes: the same shape, and
+  // elements of the same whole number of bytes (a uint8 -> int8 QUANTIZE qualifies).
+  auto same_bytes = [&](TensorId id) {
+    const Tensor& x = graph_.tensor(id);
+    return x.shape == y.shape && x.dtype.bytes() == y.dtype.bytes() && x.dtype.bits % 8 == 0 && y.dtype.bits % 8 == 0;
+  };
   const OpDef* def = find_op(node_.op);
   if (def && def->has(Role::kInPlace)) {
     for (TensorId id : node_.inputs)
-      if (id != kNoTensor && graph_.tensor(id).shape == y.shape && graph_.tensor(id).dtype == y.dtype)
-        out.in_place_inputs.push_back(id);
+      if (id != kNoTensor && same_bytes(id)) out.in_place_inputs.push_back(id);
   }
   for (TensorId id : epilogue_operands_) {
     // Not if the main computation reads it too (conv(x) + x reads x's neighbourhood).
     bool read_by_kernel = std::count(node_.inputs.begin(), node_.inputs.end(), id) > 0;
-    if (!read_by_kernel && graph_.tensor(id).shape == y.shape && graph_.tensor(id).dtype == y.dtype)
-      out.in_place_inputs.push_back(id);
+    if (!read_by_kernel && same_bytes(id)) out.in_place_inputs.push_back(id);
   }
   return out;
 }

@@ -48,9 +48,9 @@ class KernelBuilder {
   void allow_in_place(TensorId id) { in_place_.push_back(id); }
 
   // The kernel with its parameters. In-place candidates: those allowed above; with
-  // Role::kInPlace, every input of the output's shape and type; and every epilogue operand
-  // of that shape and type (the epilogue reads its element i just before the kernel
-  // writes output element i).
+  // Role::kInPlace, every input of the output's shape and element size (a uint8 -> int8
+  // conversion too); and every epilogue operand of that shape and element size (the
+  // epilogue reads its element i just before the kernel writes output element i).
   LoweredOp finish(ir::Stmt body);
 
   const Graph& graph() const { return graph_; }

@@ -118,7 +118,7 @@ std::vector<WindowAxis> resolve_window(const Node& node, const std::vector<int64
 }
 
 WindowAxis tflite_window_axis(const Node& node, const std::string& padding, int64_t input, int64_t filter,
-                              int64_t stride, int64_t dilation) {
+                              int64_t stride, int64_t dilation, int spatial_axis) {
   WindowAxis axis;
   axis.input = input;
   axis.kernel = filter;
@@ -131,6 +131,12 @@ WindowAxis tflite_window_axis(const Node& node, const std::string& padding, int6
     axis.pad_end = total - axis.pad_begin;
   } else if (padding == "VALID") {
     axis.output = (input - axis.span() + stride) / stride;
+  } else if (padding == "EXPLICIT" && (spatial_axis == 0 || spatial_axis == 1)) {
+    std::vector<int64_t> pads = node.attr_ints("aotc.pads");
+    if (pads.size() != 4) node_error(node, "aotc.pads must hold [top, bottom, left, right]");
+    axis.pad_begin = pads[static_cast<size_t>(2 * spatial_axis)];
+    axis.pad_end = pads[static_cast<size_t>(2 * spatial_axis + 1)];
+    axis.output = (input + axis.pad_begin + axis.pad_end - axis.span() + stride) / stride;
   } else {
     node_error(node, "unknown padding '" + padding + "'");
   }

@@ -65,9 +65,11 @@ std::vector<WindowAxis> resolve_window(const Node& node, const std::vector<int64
 
 // One axis of a TFLite window: `padding` is "SAME" (output ceil(input / stride), the odd
 // padding element at the end) or "VALID" (no padding), as TFLite's ComputePaddingHeightWidth
-// computes them. node_error if the window does not fit.
+// computes them, or "EXPLICIT": the pads of a PAD folded into a convolution
+// (aot/passes/fold_pad.cc), the node's aotc.pads [top, bottom, left, right] for
+// `spatial_axis` 0 (height) or 1 (width). node_error if the window does not fit.
 WindowAxis tflite_window_axis(const Node& node, const std::string& padding, int64_t input, int64_t filter,
-                              int64_t stride, int64_t dilation);
+                              int64_t stride, int64_t dilation, int spatial_axis = -1);
 
 // A per-axis integer attribute (strides, dilations, pads...): `count` values, each at
 // least `minimum` and at most kMaxTensorElements, or `fallback` for every axis when the

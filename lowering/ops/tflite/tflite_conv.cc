@@ -91,9 +91,9 @@ ConvGeometry conv_geometry(const Graph& g, const Node& node, bool depthwise) {
   }
   std::string padding = node.attr_string("padding", "SAME");
   c.axes = {tflite_window_axis(node, padding, in.shape[1], filter.shape[1], node.attr_int("stride_h", 1),
-                               node.attr_int("dilation_h", 1)),
+                               node.attr_int("dilation_h", 1), 0),
             tflite_window_axis(node, padding, in.shape[2], filter.shape[2], node.attr_int("stride_w", 1),
-                               node.attr_int("dilation_w", 1))};
+                               node.attr_int("dilation_w", 1), 1)};
   return c;
 }
 
