@@ -14,7 +14,10 @@
 // if the output begins less than the distance below the input's start and ends after it,
 // and the lower bound counts them, at that step, as the larger of the output and the
 // distance plus the input. The allowance holds only where the input's last step is the
-// output's first; elsewhere the two collide as any others.
+// output's first; elsewhere the two collide as any others. A kernel that works channel
+// plane by channel plane (it reads all of an input channel before it writes that channel
+// of its output) allows one place only: the output beginning where the input begins, so
+// that its channel c lands on the input's channel c (overlap_at_start).
 //
 // A pure algorithm, in the base layer: the executor's storage planner places the arena
 // with it, and the NPU backend (codegen/external/npu_ref.cc) a region's scratch.
@@ -35,6 +38,8 @@ struct LiveRange {
   // bytes below its start on; -1 for none.
   int overlaps = -1;
   int64_t overlap_distance = 0;
+  // With `overlaps`: only at the same offset as that range (the distance is not used).
+  bool overlap_at_start = false;
 };
 
 struct Placement {

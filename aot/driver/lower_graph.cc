@@ -61,6 +61,7 @@ class GraphLowering {
       k.in_place_output = node.outputs.at(0);
       k.overlap_input = lowered.overlap_input;
       k.overlap_distance = lowered.overlap_distance;
+      k.overlap_at_start = lowered.overlap_at_start;
     }
     m_.steps.push_back(std::move(k));
   }

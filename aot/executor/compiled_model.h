@@ -62,6 +62,7 @@ struct Step {
   // its start (LoweredOp::overlap_input); kNoTensor for none.
   TensorId overlap_input = kNoTensor;
   int64_t overlap_distance = 0;
+  bool overlap_at_start = false;  // LoweredOp::overlap_at_start
   // The kernel's scratch (LowerBuiltin's workspace blocks) is planned in the arena like
   // a tensor that lives for this one step; its allocator is set up over this slice.
   int64_t scratch_offset = 0;

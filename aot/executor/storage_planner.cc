@@ -110,6 +110,7 @@ std::vector<LiveRange> arena_and_scratch_ranges(const CompiledModel& m, const St
     if (output.first != static_cast<int>(step) || list[input].last != static_cast<int>(step)) continue;
     output.overlaps = static_cast<int>(input);
     output.overlap_distance = k.overlap_distance;
+    output.overlap_at_start = k.overlap_at_start;
   }
   for (size_t step = 0; step < m.steps.size(); ++step)
     if (m.steps[step].memory.workspace_bytes > 0)

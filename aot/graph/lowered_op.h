@@ -24,6 +24,9 @@ struct LoweredOp {
   // (lowering/compute/output_overlap.h). kNoTensor for none.
   TensorId overlap_input = kNoTensor;
   int64_t overlap_distance = 0;
+  // The output may begin exactly where overlap_input begins, and nowhere else over it
+  // (a kernel that works channel plane by channel plane; overlap_distance is 0).
+  bool overlap_at_start = false;
 };
 
 }  // namespace aotc

@@ -31,6 +31,18 @@ int64_t pixel_order_overlap_distance(const std::vector<WindowAxis>& axes, int64_
   return distance;
 }
 
+void allow_channel_plane_overlap(LoweredOp& lowered, const Graph& graph, TensorId input, TensorId output) {
+  if (input == kNoTensor || output == kNoTensor) return;
+  if (std::count(lowered.in_place_inputs.begin(), lowered.in_place_inputs.end(), input)) return;
+  const Tensor& in = graph.tensor(input);
+  const Tensor& out = graph.tensor(output);
+  if (in.shape.empty() || out.shape.empty() || in.shape.back() != out.shape.back()) return;
+  if (in.dtype.bits % 8 != 0 || in.dtype.bytes() != out.dtype.bytes()) return;
+  lowered.overlap_input = input;
+  lowered.overlap_distance = 0;
+  lowered.overlap_at_start = true;
+}
+
 void allow_pixel_order_overlap(LoweredOp& lowered, const Graph& graph, TensorId input, TensorId output,
                                const std::vector<WindowAxis>& axes, int pixels_in_flight) {
   if (input == kNoTensor || output == kNoTensor || axes.empty() || axes.size() > 2) return;

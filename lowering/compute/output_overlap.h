@@ -46,4 +46,10 @@ int64_t pixel_order_overlap_distance(const std::vector<WindowAxis>& axes, int64_
 void allow_pixel_order_overlap(LoweredOp& lowered, const Graph& graph, TensorId input, TensorId output,
                                const std::vector<WindowAxis>& axes, int pixels_in_flight);
 
+// Declares the overlap at the start (LoweredOp::overlap_at_start) of a kernel that works
+// channel plane by channel plane (Kernel::channel_planes), when `input` and `output` are
+// channels-last tensors of as many channels, of elements of the same whole number of bytes,
+// and the kernel does not already write in place over `input`.
+void allow_channel_plane_overlap(LoweredOp& lowered, const Graph& graph, TensorId input, TensorId output);
+
 }  // namespace aotc

@@ -36,6 +36,8 @@ LoweredOp build_conv_kernel(KernelBuilder& kb, const ConvProblem& problem) {
   if (kernel.pixels_in_flight > 0 && problem.geometry.layout == ActivationLayout::kChannelsLast)
     allow_pixel_order_overlap(lowered, kb.graph(), problem.input, problem.output, problem.geometry.axes,
                               kernel.pixels_in_flight);
+  if (kernel.channel_planes && problem.depthwise && problem.geometry.layout == ActivationLayout::kChannelsLast)
+    allow_channel_plane_overlap(lowered, kb.graph(), problem.input, problem.output);
   lowered.func.attrs["kernel"] = kernel.name;
   return lowered;
 }

@@ -33,6 +33,11 @@ struct Kernel {
   // kernel writes over its input in place (staging what it overwrites), staging decides the
   // order, and there is no overlap.
   int pixels_in_flight = 0;
+  // For depthwise convolutions of one channel per input channel: the kernel reads all of an
+  // input channel (copying it into a plane) before it writes any of that output channel,
+  // channel after channel. Its output may then begin where its input begins
+  // (LoweredOp::overlap_at_start): output channel c lands on input channel c, read already.
+  bool channel_planes = false;
 };
 
 template <typename Problem, typename Operands>

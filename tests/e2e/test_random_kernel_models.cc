@@ -63,6 +63,19 @@ TEST(RandomKernelModels, TakeEveryDspAndFpuKernelOnCortexM4) { expect_every_kern
 TEST(RandomKernelModels, TakeEveryDspAndFpuKernelOnCortexM7) { expect_every_kernel_taken("cortex-m7", {"dsp", "fpu"}); }
 TEST(RandomKernelModels, TakeEveryMveAndFpuKernelOnCortexM55) { expect_every_kernel_taken("cortex-m55", {"mve", "fpu"}); }
 
+// The DSP and Helium families register the kernels the firmware tests expect (a
+// registration written so that C++ reads it as a function declaration registers nothing,
+// and every layer silently takes another kernel).
+TEST(RandomKernelModels, TheFamiliesRegisterTheirKernels) {
+  std::set<std::string> names;
+  for (const std::vector<std::string>& registry : {ConvKernels::names(), FcKernels::names(), PoolKernels::names()})
+    names.insert(registry.begin(), registry.end());
+  for (const char* kernel : {"dsp.blocked_conv_s8", "dsp.depthwise_s8", "dsp.depthwise3_s8", "dsp.fully_connected_s8",
+                             "mve.conv_s8", "mve.fully_connected_s8", "mve.average_pool_s8", "fpu.blocked_conv_f32",
+                             "fpu.depthwise_f32", "fpu.fully_connected_f32"})
+    EXPECT_TRUE(names.count(kernel)) << kernel << " is not registered";
+}
+
 // Every registered kernel belongs to a family the tests above account for, or to one that
 // runs on no emulated core (portable: every target; host_simd: the host): a new family of
 // ISA kernels needs its core added above and in tests/firmware/CMakeLists.txt.

@@ -12,8 +12,9 @@ namespace {
 // `input` ends, and begins at least the overlap distance below it.
 bool allowed_overlap(const std::vector<LiveRange>& ranges, const Placement& p, size_t output, size_t input) {
   const LiveRange& o = ranges[output];
-  return o.overlaps == static_cast<int>(input) && o.first == ranges[input].last &&
-         p.offsets[input] - p.offsets[output] >= o.overlap_distance;
+  if (o.overlaps != static_cast<int>(input) || o.first != ranges[input].last) return false;
+  if (o.overlap_at_start) return p.offsets[input] == p.offsets[output];
+  return p.offsets[input] - p.offsets[output] >= o.overlap_distance;
 }
 
 // No two ranges that are live at the same step may share bytes, but for an output over
@@ -162,13 +163,35 @@ TEST(MemoryPlanner, NoOverlapWhenTheInputLivesOn) {
   EXPECT_EQ(p.lower_bound, 220);
 }
 
+TEST(MemoryPlanner, ChannelPlaneOverlapIsAtTheInputsStartOnly) {
+  // A stride-2 depthwise layer working channel by channel: 400 B in, 100 B out, the output
+  // only where the input begins. A third range lives beside them.
+  LiveRange out = overlapping(100, 1, 2, 0, 0);
+  out.overlap_at_start = true;
+  std::vector<LiveRange> r = {{400, 0, 1}, out, {64, 0, 2}};
+  Placement p = plan_memory(r, 4);
+  expect_valid(r, p, 4);
+  EXPECT_EQ(p.offsets[0], p.offsets[1]);
+  EXPECT_EQ(p.total_bytes, 464);
+  EXPECT_EQ(p.lower_bound, 464);
+  // A larger output at the start runs on past the input's end.
+  LiveRange larger = overlapping(500, 1, 2, 0, 0);
+  larger.overlap_at_start = true;
+  r = {{400, 0, 1}, larger};
+  p = plan_memory(r, 4);
+  expect_valid(r, p, 4);
+  EXPECT_EQ(p.total_bytes, 500);
+}
+
 TEST(MemoryPlanner, RandomChainsWithOverlapsAreAlwaysValid) {
   std::mt19937 rng(29);
   for (int trial = 0; trial < 200; ++trial) {
     // A chain of layers, each output overlapping its input, with a long-lived tensor beside.
     std::vector<LiveRange> r = {{static_cast<int64_t>(1 + rng() % 300), 0, 1}};
-    for (int i = 1; i < 10; ++i)
+    for (int i = 1; i < 10; ++i) {
       r.push_back(overlapping(static_cast<int64_t>(1 + rng() % 300), i, i + 1, i - 1, static_cast<int64_t>(1 + rng() % 300)));
+      if (rng() % 3 == 0) r.back().overlap_at_start = true, r.back().overlap_distance = 0;
+    }
     int first = static_cast<int>(rng() % 5);
     r.push_back({static_cast<int64_t>(1 + rng() % 300), first, first + 4});
     Placement p = plan_memory(r, 8);

@@ -150,6 +150,14 @@ ir::Stmt lower_depthwise3_s8(KernelBuilder& kb, const ConvGeometry& geometry, Co
 }
 
 // Preferred over depthwise_s8 where both apply: its own packed taps, a padded plane per channel.
-AOTC_REGISTER_KERNEL(ConvKernels, (dsp_conv_kernel("dsp.depthwise3_s8", 30, true, depthwise3_s8_applies, false, lower_depthwise3_s8)));
+// Each channel is copied into the plane before any of its outputs is written: its output
+// may begin where its input does (Kernel::channel_planes).
+static ConvKernels::Entry depthwise3_s8_kernel() {
+  ConvKernels::Entry kernel = dsp_conv_kernel("dsp.depthwise3_s8", 30, true, depthwise3_s8_applies, false, lower_depthwise3_s8);
+  kernel.channel_planes = true;
+  return kernel;
+}
+// Braces: AOTC_REGISTER_KERNEL's parentheses around a call would declare a function.
+static ConvKernels::Registrar depthwise3_s8_registrar{depthwise3_s8_kernel()};
 
 }  // namespace aotc
