@@ -61,7 +61,7 @@ def run_seed(seed, args):
         aouts = [o.replace("tflm_output", "aotc_output") for o, _ in outs]
         try:
             a = subprocess.run([args.aotc, "run", model, "--inputs", ",".join(ins),
-                                "--outputs", ",".join(aouts)], capture_output=True, text=True,
+                                "--outputs", ",".join(aouts)] + args.aotc_args.split(), capture_output=True, text=True,
                                timeout=120)
         except subprocess.TimeoutExpired:
             return seed, ops, "finding", "aotc timed out", save(seed, work, args, "aotc timed out")
@@ -109,6 +109,7 @@ def main():
     p.add_argument("--findings", required=True)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--work", default=None, help="scratch folder (default: the system's)")
+    p.add_argument("--aotc-args", default="", help="more options for `aotc run`, e.g. --aotc-args='--target cortex-m4 --io-in-arena'")
     args = p.parse_args()
     lo, hi = (int(v) for v in args.seeds.split("-"))
     os.makedirs(args.findings, exist_ok=True)

@@ -1,7 +1,8 @@
 // The small models of the memory work (issue #29, tests/models/memory,
 // make_memory_models.py), each giving TensorFlow Lite Micro's bytes (reference/ made by
-// make_references.sh with tests/oracle/tflm) on the host with the portable kernels and with
-// the Cortex-M4's and M55's (their C run on the host; the firmware tests run some on QEMU):
+// tests/models/make_tflm_references.sh with tests/oracle/tflm) on the host with the
+// portable kernels and with the Cortex-M4's and M55's (their C run on the host; the
+// firmware tests run some on QEMU):
 //   - fold_pad (aot/passes/fold_pad.cc): a PAD of a quantized tensor with its zero point,
 //     read only by a VALID convolution, becomes the convolution's own padding;
 //   - a uint8 -> int8 QUANTIZE of a graph input planned in the arena runs in place.

@@ -5,7 +5,7 @@ found in a real model (see README.md beside this script). Writes <name>.tflite h
     /usr/bin/python3 tests/models/fidelity/make_fidelity_models.py
 
 Needs Debian's python3-flatbuffers and numpy. The reference outputs come from TensorFlow
-Lite Micro itself (make_references.sh), never from aotc."""
+Lite Micro itself (tests/models/make_tflm_references.sh), never from aotc."""
 import os, sys
 import numpy as np
 

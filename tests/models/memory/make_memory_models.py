@@ -18,7 +18,7 @@ Writes <name>.tflite here.
                         camera image, computed in place over its input.
 
 Needs Debian's python3-flatbuffers and numpy. The reference outputs come from TensorFlow Lite
-Micro (make_references.sh), never from aotc."""
+Micro (tests/models/make_tflm_references.sh TFLM_RUN tests/models/memory), never from aotc."""
 import os, sys
 import numpy as np
 
