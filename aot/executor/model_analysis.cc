@@ -119,9 +119,14 @@ ModelAnalysis analyze_model(const CompiledModel& m, const std::string& model_fil
     const int64_t tables = kernel_table_bytes(step.func);  // what the kernel holds itself
     l.constant_bytes = constant_tensor_bytes(m, step) + tables;
     a.table_bytes += tables;
+    // The bytes the plan holds at this step: an output placed over part of its kernel's
+    // input shares those bytes with it at the step that writes it (and only then: the
+    // input dies there).
     l.live_bytes = step.memory.workspace_bytes;
-    for (const PlannedTensor& t : planned)
+    for (const PlannedTensor& t : planned) {
       if (t.first_step <= l.step && l.step <= t.last_step) l.live_bytes += t.bytes;
+      if (t.first_step == l.step) l.live_bytes -= t.overlap_bytes;
+    }
     if (step.on_device) {
       // The device's figures (metadata.json's offload): its MACs and its own cycle estimate
       // from the [npu] table's rates; the CPU waits for it.
