@@ -139,7 +139,7 @@ Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment) {
     conflicts[i] = (std::upper_bound(firsts.begin(), firsts.end(), ranges[i].last) - firsts.begin()) -
                    (std::lower_bound(lasts.begin(), lasts.end(), ranges[i].first) - lasts.begin()) - 1;
 
-  // Greedy placements in three orders; each is good on different lifetimes.
+  // Greedy placements in four orders; each is good on different lifetimes.
   struct Candidate {
     const char* name;
     std::vector<size_t> order;
@@ -151,6 +151,10 @@ Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment) {
          return wa != wb ? wa > wb : ranges[a].size > ranges[b].size;
        })},
       {"greedy-by-first-use", order_by(ranges, [&](size_t a, size_t b) { return ranges[a].first < ranges[b].first; })},
+      // From the last step back: a chain of outputs each overlapping its input from below
+      // (memory_planner.h) then rises from offset 0 as a staircase, each input placed just
+      // the overlap distance above the output placed before it.
+      {"greedy-by-last-use", order_by(ranges, [&](size_t a, size_t b) { return ranges[a].last > ranges[b].last; })},
   };
   Placement best;
   std::vector<size_t> best_order;

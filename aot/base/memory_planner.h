@@ -53,8 +53,8 @@ struct Placement {
 };
 
 // Places every range at an `alignment`-aligned offset. Tries greedy placement in several
-// orders (by size, by size times conflicts, by first use), then improves the best order by
-// a deterministic local search, and keeps the smallest arena.
+// orders (by size, by size times conflicts, by first use, by last use backwards), then
+// improves the best order by a deterministic local search, and keeps the smallest arena.
 Placement plan_memory(const std::vector<LiveRange>& ranges, int64_t alignment);
 
 // Spreads the ranges over pools of the given capacities (0 = unbounded), preferring

@@ -29,6 +29,7 @@
 #include "lowering/ir/builtins.h"
 #include "lowering/kernels/node_problem.h"
 #include "lowering/ops/tflite/tflite_common.h"
+#include "lowering/compute/output_overlap.h"
 #include "lowering/compute/window.h"
 
 namespace aotc::npu_ref {
@@ -63,6 +64,11 @@ struct Command {
   uint32_t params_field = 0;  // region field of the channel records, 0 if none
   std::vector<ChannelRecord> records;
   int64_t macs = 0;
+  // How the output may overlap an input in memory (format 1.2, aotc_npu_ref.h): the first
+  // input from this many bytes below it on (a windowed command of one batch), or either
+  // input exactly (ADD, MUL); -1 and false: not at all.
+  int64_t overlap_distance = -1;
+  bool overlap_at_start = false;
 };
 
 void require_int8(const Graph& g, TensorId id) {
@@ -188,6 +194,7 @@ Command conv(const Graph& g, const ConvProblem& p, const NpuFacts& npu) {
     return w;
   });
   cmd.macs = out.num_elements() * taps;
+  if (in.shape[0] == 1) cmd.overlap_distance = pixel_order_overlap_distance(geo.axes, in.shape[3], out.shape[3], 1);
   return cmd;
 }
 
@@ -251,6 +258,7 @@ Command pool(const Graph& g, const Node& node, const NpuFacts& npu, bool average
                                        {AOTC_NPU_REF_F_POOL_PAD_TOP, y.pad_begin},
                                        {AOTC_NPU_REF_F_POOL_PAD_LEFT, x.pad_begin}});
   activation_fields(cmd, g, node, AOTC_NPU_REF_F_POOL_ACT_MIN);
+  if (in.shape[0] == 1) cmd.overlap_distance = pixel_order_overlap_distance({y, x}, in.shape[3], out.shape[3], 1);
   return cmd;
 }
 
@@ -294,6 +302,7 @@ Command elementwise(const Graph& g, const Node& node, bool add) {
                   {AOTC_NPU_REF_F_MUL_OUTPUT_OFFSET_VALUE, out_offset}};
     activation_fields(cmd, g, node, AOTC_NPU_REF_F_MUL_ACT_MIN);
   }
+  cmd.overlap_at_start = true;  // element i of each input is read before out[i] is written
   return cmd;
 }
 
@@ -371,13 +380,15 @@ class RegionCompiler {
         node_error(node, "cannot run on the NPU: " + u.reason);
       }
     }
-    int64_t scratch_bytes = place_intermediates(commands);
+    bool overlapped = false;
+    int64_t scratch_bytes = place_intermediates(commands, &overlapped);
 
     ExternalFunction f;
     f.name = region_.name;
     f.backend = "npu-ref";
     f.invoke = ir::builtin::kNpuInvoke;
     StreamWriter stream;
+    if (overlapped) stream.require_minor_version(2);
     ConstantsWriter constants;
     for (const Command& c : commands) {
       stream.begin(c.opcode, c.words);
@@ -435,8 +446,11 @@ class RegionCompiler {
   Operand where(TensorId id) const { return where_.at(root(id)); }
 
   // Intermediate tensors (made and read only inside the region) go to the scratch, live
-  // from the command that writes them to the last that reads them. Returns its size.
-  int64_t place_intermediates(const std::vector<Command>& commands) {
+  // from the command that writes them to the last that reads them; a command's output may
+  // overlap its first input as the device allows (Command::overlap_distance). Returns the
+  // scratch's size; `overlapped` tells whether some output does overlap its input (a
+  // stream of format 1.2).
+  int64_t place_intermediates(const std::vector<Command>& commands, bool* overlapped) {
     std::map<TensorId, LiveRange> ranges;
     for (size_t i = 0; i < commands.size(); ++i) {
       int step = static_cast<int>(i);
@@ -445,11 +459,33 @@ class RegionCompiler {
       for (auto& [field, tensor] : commands[i].reads)
         if (auto it = ranges.find(root(tensor)); it != ranges.end()) it->second.last = step;
     }
+    std::map<TensorId, size_t> index;
+    for (auto& [id, r] : ranges) index.emplace(id, index.size());
+    for (size_t step = 0; step < commands.size(); ++step) {
+      const Command& c = commands[step];
+      if ((c.overlap_distance < 0 && !c.overlap_at_start) || c.reads.empty()) continue;
+      TensorId out = root(c.write.second), in = root(c.reads.front().second);
+      // ADD and MUL may write over either input: the one read here for the last time.
+      for (auto& [field, tensor] : c.reads)
+        if (c.overlap_at_start && ranges.count(root(tensor)) && ranges[root(tensor)].last == static_cast<int>(step))
+          in = root(tensor);
+      if (!ranges.count(out) || !ranges.count(in) || in == out) continue;
+      ranges[out].overlaps = static_cast<int>(index.at(in));
+      ranges[out].overlap_distance = std::max<int64_t>(c.overlap_distance, 0);
+      ranges[out].overlap_at_start = c.overlap_at_start;
+    }
     std::vector<LiveRange> list;
     for (auto& [id, r] : ranges) list.push_back(r);
     Placement p = plan_memory(list, npu_.alignment);
-    size_t k = 0;
-    for (auto& [id, r] : ranges) where_[id] = {kScratch, static_cast<uint32_t>(p.offsets[k++])};
+    *overlapped = false;
+    for (auto& [id, r] : ranges) {
+      const size_t k = index.at(id);
+      where_[id] = {kScratch, static_cast<uint32_t>(p.offsets[k])};
+      if (r.overlaps < 0) continue;
+      const size_t in = static_cast<size_t>(r.overlaps);
+      *overlapped |= p.offsets[k] < p.offsets[in] + list[in].size && p.offsets[in] < p.offsets[k] + r.size &&
+                     !(r.overlap_at_start && p.offsets[k] == p.offsets[in] && r.size == list[in].size);
+    }
     return p.total_bytes;
   }
 

@@ -1,5 +1,6 @@
 #include "codegen/external/npu_ref_stream.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace aotc::npu_ref {
@@ -16,7 +17,7 @@ void StreamWriter::begin(uint32_t opcode, uint32_t words) {
   words_.push_back(opcode | (words << 16));
   words_.resize(command_start_ + words, 0);
   ++commands_;
-  if (opcode >= AOTC_NPU_REF_OP_CONV2D_EVEN) minor_version_ = 1;
+  if (opcode >= AOTC_NPU_REF_OP_CONV2D_EVEN) minor_version_ = std::max(minor_version_, 1u);
 }
 
 void StreamWriter::set(uint32_t field, int64_t value) {

@@ -1,9 +1,10 @@
-// Writing command streams of aotc's reference NPU (runtime-c/npu/aotc_npu_ref.h, format 1.0, or
-// 1.1 for a stream with the _EVEN opcodes):
+// Writing command streams of aotc's reference NPU (runtime-c/npu/aotc_npu_ref.h, format 1.0,
+// 1.1 for a stream with the _EVEN opcodes, 1.2 for one whose outputs overlap inputs):
 // the header and one command at a time, each as its opcode's fixed list of 32-bit words,
 // and the constants blob the commands' channel records live in.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -29,8 +30,10 @@ class StreamWriter {
   std::vector<uint8_t> finish(uint32_t region_count) const;
   size_t commands() const { return commands_; }
   // The format's minor version the stream needs: 1 when it has an opcode of 1.1 (the _EVEN
-  // ones), else 0, so that a stream without them runs on a driver of 1.0 too.
+  // ones), else 0, so that a stream without them runs on a driver of 1.0 too; or more where
+  // require_minor_version asked (2: an output placed over its input, as 1.2 allows).
   uint32_t minor_version() const { return minor_version_; }
+  void require_minor_version(uint32_t minor) { minor_version_ = std::max(minor_version_, minor); }
 
  private:
   std::vector<uint32_t> words_;

@@ -253,8 +253,34 @@ static uintptr_t address(const aotc_npu_region* regions, const command* cmd, int
   return (uintptr_t)regions[cmd->f[2 * operand]].base + cmd->f[2 * operand + 1];
 }
 
+/* The least number of bytes by which the output of a windowed command of one batch may
+ * begin below its input and run on over it (aotc_npu_ref.h, Validation): the largest
+ * end of an output pixel, (p + 1) * OUT_C, less the first input byte that the windows of
+ * pixels p, p + 1, ... read, found from the last pixel back. */
+static uint64_t overlap_distance(const command* cmd) {
+  const uint32_t* f = cmd->f;
+  uint64_t p = (uint64_t)f[S_OUT_H] * f[S_OUT_W], need = UINT64_MAX, distance = 0;
+  while (p-- > 0) {
+    const int64_t y = (int64_t)(p / f[S_OUT_W]) * f[S_STRIDE_H] - f[S_PAD_TOP];
+    const int64_t x = (int64_t)(p % f[S_OUT_W]) * f[S_STRIDE_W] - f[S_PAD_LEFT];
+    const uint64_t row = y < 0 ? 0u : (uint64_t)y >= f[S_H] ? f[S_H] - 1u : (uint64_t)y;
+    const uint64_t column = x < 0 ? 0u : (uint64_t)x >= f[S_W] ? f[S_W] - 1u : (uint64_t)x;
+    const uint64_t first = (row * f[S_W] + column) * f[S_C], end = (p + 1u) * f[S_OUT_C];
+    if (first < need) need = first;
+    if (end > need && end - need > distance) distance = end - need;
+  }
+  return distance;
+}
+
+/* Whether a command of a stream of minor version `minor` may write its output `below`
+ * bytes below its input and over it (aotc_npu_ref.h, Validation). */
+static int may_overlap_input(const command* cmd, uint32_t minor, uint64_t below) {
+  const int windowed = kOps[cmd->opcode].layout == L_CONV || is_pool(cmd->opcode);
+  return minor >= 2u && windowed && cmd->f[S_N] == 1u && below >= overlap_distance(cmd);
+}
+
 /* Bounds, read-only and overlap; every operand's region index is below the table's size. */
-static int32_t check_operands(const command* cmd, const extent* e, const aotc_npu_region* regions) {
+static int32_t check_operands(const command* cmd, const extent* e, const aotc_npu_region* regions, uint32_t minor) {
   int k;
   uintptr_t out;
   for (k = 0; k < OPD_COUNT; ++k) {
@@ -271,6 +297,7 @@ static int32_t check_operands(const command* cmd, const extent* e, const aotc_np
     if (!has_operand(cmd, k)) continue;
     in = address(regions, cmd, k);
     if (in == out && e->bytes[k] == e->bytes[OPD_OUT] && is_elementwise(cmd->opcode)) continue;
+    if (k == OPD_IN1 && out <= in && may_overlap_input(cmd, minor, (uint64_t)(in - out))) continue;
     if (in < out + e->bytes[OPD_OUT] && out < in + e->bytes[k]) return AOTC_NPU_REF_ERR_OVERLAP;
   }
   return AOTC_NPU_REF_OK;
@@ -303,7 +330,7 @@ static int32_t check_parameters(const command* cmd, const extent* e, const aotc_
   return AOTC_NPU_REF_OK;
 }
 
-static int32_t check_command(const command* cmd, const aotc_npu_region* regions, size_t region_count) {
+static int32_t check_command(const command* cmd, const aotc_npu_region* regions, size_t region_count, uint32_t minor) {
   extent e;
   int32_t status;
   int k;
@@ -318,7 +345,7 @@ static int32_t check_command(const command* cmd, const aotc_npu_region* regions,
   for (k = 0; k < OPD_COUNT; ++k) {
     if (e.bytes[k] > UINT32_MAX) return AOTC_NPU_REF_ERR_OVERFLOW;
   }
-  status = check_operands(cmd, &e, regions);
+  status = check_operands(cmd, &e, regions, minor);
   if (status != AOTC_NPU_REF_OK) return status;
   return check_parameters(cmd, &e, regions);
 }
@@ -507,7 +534,7 @@ static int32_t walk(const uint8_t* stream, size_t size, const aotc_npu_region* r
     if (run) {
       run_command(&cmd, regions);
     } else {
-      status = check_command(&cmd, regions, region_count);
+      status = check_command(&cmd, regions, region_count, minor);
       if (status != AOTC_NPU_REF_OK) return status;
     }
     at += 4u * (size_t)kOps[opcode].words;

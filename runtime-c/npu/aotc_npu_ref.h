@@ -1,5 +1,5 @@
 /* aotc_npu_ref.h: the reference NPU that aotc defines, its command stream (format version
- * 1.1), and its driver.
+ * 1.2), and its driver.
  *
  * The reference NPU ("npu-ref", targets/npu-ref.toml) runs int8 convolutions, depthwise
  * convolutions, fully connected layers, average and max pooling, and elementwise ADD and
@@ -19,10 +19,11 @@
  * AOTC_NPU_REF_HEADER_WORDS words, then the commands, back to back, nothing after them.
  *
  *   header word 0  AOTC_NPU_REF_MAGIC ("ANPU" in memory)
- *   header word 1  version: major << 16 | minor (this header describes 1.1; a driver
+ *   header word 1  version: major << 16 | minor (this header describes 1.2; a driver
  *                  accepts its own major version and any minor version up to its own,
  *                  and in a stream of minor version v only the opcodes of versions up
- *                  to 1.v: 1.0 has opcodes 1 to 7, 1.1 adds 8 to 10)
+ *                  to 1.v: 1.0 has opcodes 1 to 7, 1.1 adds 8 to 10; 1.2 adds no opcode
+ *                  but lets a windowed command write over its input, see Validation)
  *   header word 2  the stream's size in bytes (a multiple of 4, equal to the size given)
  *   header word 3  number of commands
  *   header word 4  number of regions the stream addresses (the table must have exactly
@@ -108,7 +109,16 @@
  *   - every operand's bytes lie inside its region; outputs are not in read-only regions;
  *   - an output does not overlap any operand the command reads, in memory (two entries
  *     of the table may describe the same bytes), except that ADD and MUL may write exactly
- *     over an input (the same address and size: element i is read before it is written);
+ *     over an input (the same address and size: element i is read before it is written),
+ *     and, in a stream of version 1.2 or later, a windowed command of one batch (CONV2D,
+ *     DEPTHWISE_CONV2D and their _EVEN twins, AVG_POOL, MAX_POOL) may write its output
+ *     over its input when the output begins at least the overlap distance below the
+ *     input (no other overlap is allowed). The device writes output pixels in row-major order and a
+ *     pixel's channels while it reads that pixel's window, so when it writes pixel p it
+ *     will still read only the windows of pixels p, p + 1, ..., each from its first tap on
+ *     (top row, left column, channel 0, clamped into the input); the distance is the
+ *     largest (p + 1) * OUT_C - min over q >= p of first(q), and each output byte then
+ *     lands on input bytes read for the last time;
  *   - parameters are in range: act_min <= act_max, both in [-128, 127]; input offsets in
  *     [-256, 256]; output offsets in [-256, 256]; shifts in [-31, 31] (also those of the
  *     channel records, except that the _EVEN opcodes' record shifts are in [0, 62]);
@@ -129,7 +139,7 @@ extern "C" {
 
 #define AOTC_NPU_REF_MAGIC 0x55504E41u /* "ANPU" as little-endian bytes */
 #define AOTC_NPU_REF_VERSION_MAJOR 1u
-#define AOTC_NPU_REF_VERSION_MINOR 1u
+#define AOTC_NPU_REF_VERSION_MINOR 2u
 #define AOTC_NPU_REF_VERSION ((AOTC_NPU_REF_VERSION_MAJOR << 16) | AOTC_NPU_REF_VERSION_MINOR)
 #define AOTC_NPU_REF_HEADER_WORDS 6u
 

@@ -200,7 +200,7 @@ static void test_null(void) {
 static void test_header_faults(void) {
   CHECK_PATCHED(AOTC_NPU_REF_ERR_MAGIC, patch_header(&f, 0, AOTC_NPU_REF_MAGIC ^ 1u));
   CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 1, 2u << 16));
-  CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 1, AOTC_NPU_REF_VERSION + 1u)); /* 1.2 */
+  CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 1, AOTC_NPU_REF_VERSION + 1u)); /* 1.3 */
   CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 1, 0));
   CHECK_PATCHED(AOTC_NPU_REF_ERR_VERSION, patch_header(&f, 5, 1)); /* the reserved word */
   CHECK_PATCHED(AOTC_NPU_REF_ERR_SIZE, f.s.size -= 1);             /* not a multiple of 4 */
@@ -222,7 +222,7 @@ static void test_versions(void) {
   const uint32_t version_1_0 = AOTC_NPU_REF_VERSION_MAJOR << 16;
   const uint32_t version_1_1 = AOTC_NPU_REF_VERSION_MAJOR << 16 | 1u;
   uint32_t opcode;
-  CHECK_EQ_INT(version_1_1, AOTC_NPU_REF_VERSION);
+  CHECK_EQ_INT(AOTC_NPU_REF_VERSION_MAJOR << 16 | 2u, AOTC_NPU_REF_VERSION);
   for (opcode = AOTC_NPU_REF_OP_CONV2D; opcode <= AOTC_NPU_REF_OP_MAX_POOL; ++opcode) {
     CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcode, patch_header(&f, 1, version_1_1)); /* old opcodes only */
     CHECK_LAYER_PATCHED(AOTC_NPU_REF_OK, opcode, patch_header(&f, 1, version_1_0));
@@ -373,6 +373,37 @@ static void test_read_only_and_overlap(void) {
   /* Exactly over input 1 while partly over input 2. */
   CHECK_FAULT(AOTC_NPU_REF_ERR_OVERLAP,
               (f.second_is_elementwise = 1, f.second.input2 = at(1, 168), f.second.output = f.second.input1));
+}
+
+/* Version 1.2: a windowed command of one batch may write its output from the overlap
+ * distance below its input on, over it (aotc_npu_ref.h). The distances of the fixture's
+ * layers (5x5x3, 3x3 windows, stride 1, padding 1), from the definition: the 4-channel
+ * conv 46 B, the 6-channel depthwise conv 96 B, the pool 21 B. */
+static void test_overlap_below_input(void) {
+  CHECK_FAULT(AOTC_NPU_REF_OK, (f.layer.input = at(1, 100), f.layer.output = at(1, 54)));
+  CHECK_FAULT(AOTC_NPU_REF_ERR_OVERLAP, (f.layer.input = at(1, 100), f.layer.output = at(1, 55)));
+  CHECK_FAULT(AOTC_NPU_REF_OK, (f.layer = valid_layer(AOTC_NPU_REF_OP_DEPTHWISE_CONV2D_EVEN),
+                                f.layer.input = at(1, 150), f.layer.output = at(1, 54)));
+  CHECK_FAULT(AOTC_NPU_REF_ERR_OVERLAP, (f.layer = valid_layer(AOTC_NPU_REF_OP_DEPTHWISE_CONV2D),
+                                         f.layer.input = at(1, 150), f.layer.output = at(1, 55)));
+  CHECK_FAULT(AOTC_NPU_REF_OK, (f.layer = valid_layer(AOTC_NPU_REF_OP_MAX_POOL), f.layer.input = at(1, 100),
+                                f.layer.output = at(1, 79)));
+  CHECK_FAULT(AOTC_NPU_REF_ERR_OVERLAP, (f.layer = valid_layer(AOTC_NPU_REF_OP_AVG_POOL), f.layer.input = at(1, 100),
+                                         f.layer.output = at(1, 80)));
+  /* Two batches, a fully connected layer: no overlap at any distance. */
+  CHECK_FAULT(AOTC_NPU_REF_ERR_OVERLAP, (f.layer.n = 2, f.layer.input = at(1, 100), f.layer.output = at(1, 0)));
+  CHECK_FAULT(AOTC_NPU_REF_ERR_OVERLAP, (f.layer = valid_layer(AOTC_NPU_REF_OP_FULLY_CONNECTED),
+                                         f.layer.input = at(1, 100), f.layer.output = at(1, 90)));
+  /* The same overlap in a stream of 1.1. */
+  do {
+    fixture f;
+    fixture_init(&f);
+    f.layer.input = at(1, 100), f.layer.output = at(1, 54);
+    fixture_build(&f);
+    patch_header(&f, 1, AOTC_NPU_REF_VERSION_MAJOR << 16 | 1u);
+    CHECK_FIXTURE(AOTC_NPU_REF_ERR_OVERLAP, &f);
+    npu_test_free_all();
+  } while (0);
 }
 
 static void test_parameter_faults(void) {
@@ -606,6 +637,7 @@ void npu_fault_tests(void) {
   test_null();
   test_header_faults();
   test_versions();
+  test_overlap_below_input();
   test_command_word_faults();
   test_region_faults();
   test_shape_faults();

@@ -163,6 +163,17 @@ TEST(MemoryPlanner, NoOverlapWhenTheInputLivesOn) {
   EXPECT_EQ(p.lower_bound, 220);
 }
 
+TEST(MemoryPlanner, ChainOfOverlapsIsAStaircase) {
+  // Five layers of 100 B, each output 10 B below its input at least (a keyword spotter's
+  // depthwise and 1x1 layers on the NPU): each in turn over the one before, 100 + 4 * 10 B,
+  // where side by side they alternate between two places (200 B).
+  std::vector<LiveRange> r = {{100, 0, 1}};
+  for (int i = 1; i < 5; ++i) r.push_back(overlapping(100, i, i + 1, i - 1, 10));
+  Placement p = plan_memory(r, 2);
+  expect_valid(r, p, 2);
+  EXPECT_EQ(p.total_bytes, 140);
+}
+
 TEST(MemoryPlanner, ChannelPlaneOverlapIsAtTheInputsStartOnly) {
   // A stride-2 depthwise layer working channel by channel: 400 B in, 100 B out, the output
   // only where the input begins. A third range lives beside them.
