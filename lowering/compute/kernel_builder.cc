@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "lowering/ir/ir_functor.h"
+
 namespace aotc {
 
 KernelBuilder::KernelBuilder(const LowerContext& ctx)
@@ -30,6 +32,38 @@ ir::Buffer KernelBuilder::input(size_t index, const std::string& param_name) {
 ir::Buffer KernelBuilder::output(size_t index, const std::string& param_name) {
   return tensor_param(node_.outputs.at(index), param_name);
 }
+
+namespace {
+
+// Whether every store to `output` in a kernel reads `operand` in its value, as a store of the
+// epilogue does. A kernel that first writes something else there (Softmax's exponentials,
+// divided by their sum in a second pass) would write over an operand sharing the output's
+// memory before reading it.
+class EveryStoreReads : public ir::IRVisitor {
+ public:
+  EveryStoreReads(ir::Buffer output, ir::Buffer operand) : output_(std::move(output)), operand_(std::move(operand)) {}
+  bool holds() const { return holds_; }
+
+ protected:
+  void visit_store(const ir::StoreNode* op) override {
+    if (op->buffer == output_) {
+      reads_ = false;
+      visit(op->value);
+      holds_ = holds_ && reads_;
+    }
+    ir::IRVisitor::visit_store(op);
+  }
+  void visit_load(const ir::LoadNode* op) override {
+    reads_ = reads_ || op->buffer == operand_;
+    ir::IRVisitor::visit_load(op);
+  }
+
+ private:
+  ir::Buffer output_, operand_;
+  bool holds_ = true, reads_ = false;
+};
+
+}  // namespace
 
 OpDef kernel_op(InferFn infer, BuilderLowerFn lower) {
   return kernel_op(std::move(infer), LowerFn([lower = std::move(lower)](const LowerContext& ctx) {
@@ -113,9 +147,18 @@ LoweredOp KernelBuilder::finish(ir::Stmt body) {
       if (id != kNoTensor && same_bytes(id)) out.in_place_inputs.push_back(id);
   }
   for (TensorId id : epilogue_operands_) {
-    // Not if the main computation reads it too (conv(x) + x reads x's neighbourhood).
+    // Not if the main computation reads it too (conv(x) + x reads x's neighbourhood), nor if
+    // some store to the output is not the epilogue's (EveryStoreReads). Each output element
+    // is written once (PAD with an epilogue pads in one pass for this).
     bool read_by_kernel = std::count(node_.inputs.begin(), node_.inputs.end(), id) > 0;
-    if (!read_by_kernel && same_bytes(id)) out.in_place_inputs.push_back(id);
+    if (read_by_kernel || !same_bytes(id)) continue;
+    auto output = by_tensor_.find(node_.outputs.at(0)), operand = by_tensor_.find(id);
+    if (output != by_tensor_.end() && operand != by_tensor_.end()) {
+      EveryStoreReads check(output->second, operand->second);
+      check.visit(out.func.body);
+      if (!check.holds()) continue;
+    }
+    out.in_place_inputs.push_back(id);
   }
   return out;
 }

@@ -50,7 +50,8 @@ class KernelBuilder {
   // The kernel with its parameters. In-place candidates: those allowed above; with
   // Role::kInPlace, every input of the output's shape and element size (a uint8 -> int8
   // conversion too); and every epilogue operand of that shape and element size (the
-  // epilogue reads its element i just before the kernel writes output element i).
+  // epilogue reads its element i just before the kernel writes output element i: a kernel
+  // with an epilogue writes each output element once, every store being the epilogue's).
   LoweredOp finish(ir::Stmt body);
 
   const Graph& graph() const { return graph_; }

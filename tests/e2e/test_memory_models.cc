@@ -5,7 +5,9 @@
 // firmware tests run some on QEMU):
 //   - fold_pad (aot/passes/fold_pad.cc): a PAD of a quantized tensor with its zero point,
 //     read only by a VALID convolution, becomes the convolution's own padding;
-//   - a uint8 -> int8 QUANTIZE of a graph input planned in the arena runs in place.
+//   - a uint8 -> int8 QUANTIZE of a graph input planned in the arena runs in place;
+//   - a PAD whose kernel computes a fused ADD of a tensor sharing its memory pads in one
+//     pass (pad_add_pad: it filled the padding over that tensor first, then read it).
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -39,7 +41,7 @@ TEST_P(MemoryModel, GivesTfliteMicrosOutputBytes) {
 
 INSTANTIATE_TEST_SUITE_P(Models, MemoryModel,
                          ::testing::Values("pad_dw_stride2", "pad_conv_asymmetric", "pad16_conv_stride2", "pad_conv_same",
-                                           "pad_shared", "quantize_u8_dw"),
+                                           "pad_shared", "quantize_u8_dw", "pad_add_pad"),
                          [](const auto& info) { return info.param; });
 
 // How many steps of `model` compiled for the M4 run a PAD, and whether a tensor of the

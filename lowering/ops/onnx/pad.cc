@@ -177,11 +177,34 @@ Expr fill_value(KernelBuilder& kb, const Graph& g, const Node& node, DataType dt
   return ir::make_int(static_cast<int64_t>(value), dtype);
 }
 
+// Constant padding with a fused epilogue, in one pass that writes each output element once:
+// the epilogue's operands may share the output's memory (KernelBuilder::finish: element i is
+// read just before output element i is written), which a fill and then a copy over it would
+// break, the copy reading an operand element the fill has overwritten.
+ir::Stmt pad_in_one_pass(KernelBuilder& kb, const PadPlan& plan, const ir::Buffer& x, const ir::Buffer& y, Expr value) {
+  return ir::loop_nest(y->shape, {}, [&](const std::vector<Expr>& out_index) {
+    std::vector<Expr> in_index;
+    Expr inside;
+    for (size_t d = 0; d < plan.axes.size(); ++d) {
+      const AxisPadding& axis = plan.axes[d];
+      in_index.push_back(source_index("edge", axis, out_index[d]));  // clamped: a valid load
+      if (axis.is_identity()) continue;
+      Expr j = out_index[d] - ir::make_int(axis.before);
+      Expr within = ir::logical_and(j >= 0, j < ir::make_int(axis.kept));
+      inside = inside ? ir::logical_and(inside, within) : within;
+    }
+    Expr element = ir::load(x, in_index);
+    return ir::store(y, out_index, kb.epilogue(inside ? ir::select(inside, element, value) : element, out_index));
+  });
+}
+
 ir::Stmt fill_then_copy(KernelBuilder& kb, const PadPlan& plan, const ir::Buffer& x, const ir::Buffer& y, Expr value) {
+  bool fills_something = std::any_of(plan.axes.begin(), plan.axes.end(), [](const AxisPadding& a) { return !a.is_identity(); });
+  bool copies_something = std::all_of(plan.axes.begin(), plan.axes.end(), [](const AxisPadding& a) { return a.kept > 0; });
+  if (fills_something && copies_something && !kb.node().body.empty()) return pad_in_one_pass(kb, plan, x, y, value);
   ir::Stmt fill = ir::loop_nest(y->shape, {}, [&](const std::vector<Expr>& out_index) {
     return ir::store(y, out_index, kb.epilogue(value, out_index));
   });
-  bool fills_something = std::any_of(plan.axes.begin(), plan.axes.end(), [](const AxisPadding& a) { return !a.is_identity(); });
   std::vector<int64_t> kept_shape;
   for (const AxisPadding& axis : plan.axes) kept_shape.push_back(axis.kept);
   ir::Stmt copy = ir::loop_nest(kept_shape, {}, [&](const std::vector<Expr>& kept_index) {

@@ -13,6 +13,10 @@ Writes <name>.tflite here.
   pad_conv_same         int8 PAD -> CONV_2D SAME: a PAD that stays (its convolution pads
                         itself too), for the same bytes either way.
   pad_shared            int8 PAD read by two DEPTHWISE_CONV_2D (VALID): stays.
+  pad_add_pad           int8 x -> two PADs (other paddings) -> ADD -> MAX_POOL_2D: the ADD runs in
+                        the kernel of one PAD, reading the other PAD's output, which dies
+                        there: a kernel that fills the padding first must not write over it
+                        (it did, difftest seed 1107125).
   quantize_u8_dw        uint8 input [1,16,16,8] -> QUANTIZE to int8 (zero point 128 -> 0, the
                         scale kept) -> DEPTHWISE_CONV_2D 3x3 stride 2 SAME: the conversion of a uint8
                         camera image, computed in place over its input.
@@ -28,8 +32,8 @@ from tflite_writer import M, I16, I32, I8  # noqa: E402
 
 U8 = 3  # TensorType UINT8
 
-ADD, CONV_2D, DEPTHWISE_CONV_2D, PAD, PADV2, QUANTIZE = 0, 3, 4, 34, 60, 114
-CONV_2D_OPTIONS, DEPTHWISE_OPTIONS, ADD_OPTIONS = 1, 2, 11
+ADD, CONV_2D, DEPTHWISE_CONV_2D, MAX_POOL_2D, PAD, PADV2, QUANTIZE = 0, 3, 4, 17, 34, 60, 114
+CONV_2D_OPTIONS, DEPTHWISE_OPTIONS, POOL_OPTIONS, ADD_OPTIONS = 1, 2, 5, 11
 SAME, VALID = 0, 1
 NONE, RELU6 = 0, 3
 rng = np.random.default_rng(29)
@@ -138,9 +142,25 @@ def quantize_u8_dw(name):
     m.build(os.path.join(here, name + ".tflite"))
 
 
+def pad_add_pad(name):
+    m = M()
+    q = dict(scale=[0.04], zp=[-7])
+    x = m.t("x", I8, [1, 6, 6, 4], inp=True, **q)
+    a = m.t("a", I8, [1, 8, 8, 4], **q)
+    m.op(PAD, [x, pads_const(m, [[0, 0], [1, 1], [1, 1], [0, 0]])], [a])
+    b = m.t("b", I8, [1, 8, 8, 4], **q)
+    m.op(PAD, [x, m.const("pads_b", np.array([[0, 0], [0, 2], [2, 0], [0, 0]], np.int32), I32)], [b])
+    y = m.t("y", I8, [1, 8, 8, 4], scale=[0.07], zp=[3])
+    m.op(ADD, [b, a], [y], ADD_OPTIONS, [(0, 'i', NONE)])
+    z = m.t("z", I8, [1, 4, 4, 4], out=True, scale=[0.07], zp=[3])
+    m.op(MAX_POOL_2D, [y], [z], POOL_OPTIONS, [(0, 'i', VALID), (1, 'i', 2), (2, 'i', 2), (3, 'i', 2), (4, 'i', 2), (5, 'i', NONE)])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
 pad_dw_stride2("pad_dw_stride2")
 pad_conv_asymmetric("pad_conv_asymmetric")
 pad16_conv_stride2("pad16_conv_stride2")
 pad_conv_same("pad_conv_same")
 pad_shared("pad_shared")
 quantize_u8_dw("quantize_u8_dw")
+pad_add_pad("pad_add_pad")
