@@ -88,8 +88,9 @@ std::map<TensorId, LiveRange> arena_ranges(const CompiledModel& m, const Storage
 
 // Tensors first (in root id order), then each kernel's scratch, live for its step only. A
 // kernel's output that may overlap its input (Step::overlap_input) says so in its range,
-// where both are whole arena roots (not a view into a larger buffer) and the input dies
-// at the step that writes the output first; --no-in-place turns overlaps off too.
+// where both are whole arena roots (not a view into a larger buffer), the output is its own
+// root, and the input dies at the step that writes the output first; --no-in-place turns
+// overlaps off too.
 std::vector<LiveRange> arena_and_scratch_ranges(const CompiledModel& m, const StorageMap& storage) {
   std::vector<LiveRange> list;
   std::map<TensorId, size_t> index;
@@ -101,6 +102,9 @@ std::vector<LiveRange> arena_and_scratch_ranges(const CompiledModel& m, const St
     if (in == storage.end() || out == storage.end() || !planned_in_arena(m, in->second) ||
         !planned_in_arena(m, out->second) || in->second.tensor == out->second.tensor)
       continue;
+    // The output's own memory, not a tensor it was written in place over (an epilogue
+    // operand, or a graph input planned in the arena: live, with its data, before this step).
+    if (out->second.tensor != k.in_place_output) continue;
     const Graph& g = m.graph;
     if (g.tensor(in->second.tensor).size_bytes() != g.tensor(k.overlap_input).size_bytes() ||
         g.tensor(out->second.tensor).size_bytes() != g.tensor(k.in_place_output).size_bytes())

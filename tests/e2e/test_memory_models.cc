@@ -7,7 +7,9 @@
 //     read only by a VALID convolution, becomes the convolution's own padding;
 //   - a uint8 -> int8 QUANTIZE of a graph input planned in the arena runs in place;
 //   - a PAD whose kernel computes a fused ADD of a tensor sharing its memory pads in one
-//     pass (pad_add_pad: it filled the padding over that tensor first, then read it).
+//     pass (pad_add_pad: it filled the padding over that tensor first, then read it);
+//   - an output written in place over a graph input does not also overlap another input
+//     (dw_add_input).
 #include <nlohmann/json.hpp>
 
 #include <set>
@@ -94,6 +96,25 @@ TEST(QuantizeInPlace, Uint8InputIsConvertedOverItself) {
                   dir.path() + "/y.bin"});
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(read_bytes(dir.path() + "/y.bin"), read_bytes(reference + "output_1.bin"));
+}
+
+// With --io-in-arena, the depthwise layer's output (its ADD of the second input e fused)
+// takes e's memory; it may not then also overlap the first input x, which holds the
+// application's data beside e from the start (it did, and x's bytes were e's).
+TEST(OverlapAndInPlace, AnOutputOverAGraphInputDoesNotOverlapAnother) {
+  TempDir dir("aotc-overlap-in-place");
+  const std::string model = source_path(kDir + "dw_add_input.tflite");
+  const std::string reference = source_path(kDir + "reference/dw_add_input/");
+  for (const char* target : {"host", "cortex-m4", "cortex-m55"}) {
+    for (int k = 0; k < 4; ++k) {
+      std::string in = reference + "input_" + std::to_string(k) + "_";
+      Result r = run({"run", model, "--target", target, "--io-in-arena", "--inputs", in + "0.bin," + in + "1.bin", "--outputs",
+                      dir.path() + "/z.bin"});
+      ASSERT_EQ(r.status, 0) << r.output;
+      EXPECT_EQ(read_bytes(dir.path() + "/z.bin"), read_bytes(reference + "output_" + std::to_string(k) + ".bin"))
+          << target << ", case " << k;
+    }
+  }
 }
 
 }  // namespace

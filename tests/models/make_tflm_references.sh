@@ -8,11 +8,17 @@
 set -euo pipefail
 tflm_run=$(realpath "${1:?usage: make_tflm_references.sh path/to/tflm_run FOLDER}")
 cd "${2:?usage: make_tflm_references.sh path/to/tflm_run FOLDER}"
+# A model of several inputs gets input_K_I.bin, input I of case K.
 for model in *.tflite; do
   name=${model%.tflite}
   mkdir -p "reference/$name"
+  count=$("$tflm_run" "$model" --describe | grep -c '^input')
   for k in 0 1 2 3; do
-    "$tflm_run" "$model" --random "$k" --inputs "reference/$name/input_$k.bin" \
-      --outputs "reference/$name/output_$k.bin" > /dev/null
+    inputs=("reference/$name/input_$k.bin")
+    if [ "$count" -gt 1 ]; then
+      inputs=()
+      for ((i = 0; i < count; ++i)); do inputs+=("reference/$name/input_${k}_$i.bin"); done
+    fi
+    "$tflm_run" "$model" --random "$k" --inputs "${inputs[@]}" --outputs "reference/$name/output_$k.bin" > /dev/null
   done
 done

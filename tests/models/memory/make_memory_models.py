@@ -17,6 +17,10 @@ Writes <name>.tflite here.
                         the kernel of one PAD, reading the other PAD's output, which dies
                         there: a kernel that fills the padding first must not write over it
                         (it did, difftest seed 1107125).
+  dw_add_input          int8 x [1,6,6,4] -> DEPTHWISE_CONV_2D 3x3 SAME + ADD of a second graph
+                        input e -> MAX_POOL_2D, with --io-in-arena: the ADD runs in the depthwise
+                        kernel, whose output takes e's memory; it must then not also overlap
+                        x, which the application writes beside e (it did, difftest seed 1108501).
   quantize_u8_dw        uint8 input [1,16,16,8] -> QUANTIZE to int8 (zero point 128 -> 0, the
                         scale kept) -> DEPTHWISE_CONV_2D 3x3 stride 2 SAME: the conversion of a uint8
                         camera image, computed in place over its input.
@@ -157,6 +161,23 @@ def pad_add_pad(name):
     m.build(os.path.join(here, name + ".tflite"))
 
 
+def dw_add_input(name):
+    m = M()
+    q = dict(scale=[0.05], zp=[2])
+    x = m.t("x", I8, [1, 6, 6, 4], inp=True, **q)
+    e = m.t("e", I8, [1, 6, 6, 4], inp=True, scale=[0.03], zp=[-4])
+    w, ws = weights([1, 3, 3, 4], 4, -2.0, -1.0)
+    w = m.t("w", I8, [1, 3, 3, 4], data=w, scale=ws, zp=[0] * 4, qdim=3)
+    d = m.t("d", I8, [1, 6, 6, 4], scale=[0.06], zp=[-1])
+    m.op(DEPTHWISE_CONV_2D, [x, w, bias(m, 4, 0.05, ws)], [d], DEPTHWISE_OPTIONS,
+         [(0, 'i', SAME), (1, 'i', 1), (2, 'i', 1), (3, 'i', 1), (4, 'i', NONE), (5, 'i', 1), (6, 'i', 1)])
+    s_ = m.t("s", I8, [1, 6, 6, 4], scale=[0.08], zp=[0])
+    m.op(ADD, [d, e], [s_], ADD_OPTIONS, [(0, 'i', NONE)])
+    z = m.t("z", I8, [1, 3, 3, 4], out=True, scale=[0.08], zp=[0])
+    m.op(MAX_POOL_2D, [s_], [z], POOL_OPTIONS, [(0, 'i', VALID), (1, 'i', 2), (2, 'i', 2), (3, 'i', 2), (4, 'i', 2), (5, 'i', NONE)])
+    m.build(os.path.join(here, name + ".tflite"))
+
+
 pad_dw_stride2("pad_dw_stride2")
 pad_conv_asymmetric("pad_conv_asymmetric")
 pad16_conv_stride2("pad16_conv_stride2")
@@ -164,3 +185,4 @@ pad_conv_same("pad_conv_same")
 pad_shared("pad_shared")
 quantize_u8_dw("quantize_u8_dw")
 pad_add_pad("pad_add_pad")
+dw_add_input("dw_add_input")
