@@ -56,7 +56,9 @@ int64_t lowest_free_offset(const std::vector<LiveRange>& ranges, const Placement
   std::vector<std::pair<int64_t, int64_t>> forbidden;
   placed.for_each_conflict(ranges[i], [&](size_t j) {
     if (p.pools[j] != pool) return;
-    if ((may_overlap(ranges, i, j) && ranges[i].overlap_at_start) || (may_overlap(ranges, j, i) && ranges[j].overlap_at_start)) {
+    const bool at_start = (may_overlap(ranges, i, j) && ranges[i].overlap_at_start) ||
+                          (may_overlap(ranges, j, i) && ranges[j].overlap_at_start);
+    if (at_start) {
       // Everywhere around j but at its offset.
       forbidden.emplace_back(p.offsets[j] - ranges[i].size, p.offsets[j]);
       forbidden.emplace_back(p.offsets[j], p.offsets[j] + ranges[j].size);
@@ -231,8 +233,8 @@ std::pair<int, int64_t> peak_step(const std::vector<LiveRange>& ranges, int64_t 
         !may_overlap(ranges, i, static_cast<size_t>(ranges[i].overlaps))) continue;
     int64_t output = align_up(ranges[i].size, alignment);
     int64_t input = align_up(ranges[static_cast<size_t>(ranges[i].overlaps)].size, alignment);
-    int64_t together = ranges[i].overlap_at_start ? std::max(output, input)
-                                                  : std::max(output, align_up(ranges[i].overlap_distance, alignment) + input);
+    int64_t below = ranges[i].overlap_at_start ? 0 : align_up(ranges[i].overlap_distance, alignment);
+    int64_t together = std::max(output, below + input);
     int64_t saved = std::max<int64_t>(0, output + input - together);
     change[static_cast<size_t>(ranges[i].first)] -= saved;
     change[static_cast<size_t>(ranges[i].first) + 1] += saved;

@@ -32,7 +32,9 @@ std::vector<PlannedTensor> planned_tensors(const CompiledModel& m) {
   for (auto& [root, range] : ranges) {
     const Storage& s = *place.at(root);
     out.push_back({m.graph.tensor(root).name, s.pool, s.offset, range.size, range.first, range.last, "", 0});
-    if (over.count(root)) out.back().overlaps = m.graph.tensor(over[root].first).name, out.back().overlap_bytes = over[root].second;
+    if (!over.count(root)) continue;
+    out.back().overlaps = m.graph.tensor(over[root].first).name;
+    out.back().overlap_bytes = over[root].second;
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const PlannedTensor& a, const PlannedTensor& b) { return a.first_step < b.first_step; });
@@ -180,7 +182,8 @@ std::string memory_plan_svg(const CompiledModel& m) {
        << (t.last_step - t.first_step + 1) * kStepWidth << "\" height=\"" << h << "\" fill=\"" << kColors[i % 8]
        << "\" stroke=\"#333\" stroke-width=\"0.5\"><title>" << xml_escape(t.name) << ": " << with_commas(t.bytes)
        << " B at offset " << t.offset << ", steps " << t.first_step << "-" << t.last_step
-       << (t.overlap_bytes > 0 ? ", over " + xml_escape(t.overlaps) + " (" + with_commas(t.overlap_bytes) + " B shared)" : "")
+       << (t.overlap_bytes > 0 ? ", over " + xml_escape(t.overlaps) + " (" + with_commas(t.overlap_bytes) + " B shared)"
+                               : "")
        << "</title></rect>\n";
   }
   os << "<text x=\"" << kMarginLeft << "\" y=\"" << kMarginTop + kHeight + 20 << "\">kernel steps 0-" << steps - 1
