@@ -105,10 +105,7 @@ std::vector<LiveRange> arena_and_scratch_ranges(const CompiledModel& m, const St
     // The output's own memory, not a tensor it was written in place over (an epilogue
     // operand, or a graph input planned in the arena: live, with its data, before this step).
     if (out->second.tensor != k.in_place_output) continue;
-    const Graph& g = m.graph;
-    if (g.tensor(in->second.tensor).size_bytes() != g.tensor(k.overlap_input).size_bytes() ||
-        g.tensor(out->second.tensor).size_bytes() != g.tensor(k.in_place_output).size_bytes())
-      continue;
+    if (m.graph.tensor(in->second.tensor).size_bytes() != m.graph.tensor(k.overlap_input).size_bytes()) continue;
     LiveRange& output = list[index.at(out->second.tensor)];
     const size_t input = index.at(in->second.tensor);
     if (output.first != static_cast<int>(step) || list[input].last != static_cast<int>(step)) continue;

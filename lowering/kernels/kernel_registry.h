@@ -80,7 +80,9 @@ class KernelRegistry {
 
 // Registers `kernel` (a Kernel brace-initializer in parentheses) in `Registry` from a static
 // initializer, in the file that defines its builder.
+// Braces, not parentheses, around the Entry: `(Registry::Entry (f()))` would declare a
+// function, and a kernel built by a call would register nothing.
 #define AOTC_REGISTER_KERNEL(Registry, kernel) \
-  static Registry::Registrar AOTC_CONCAT(aotc_kernel_registrar_, __COUNTER__)(Registry::Entry kernel)
+  static Registry::Registrar AOTC_CONCAT(aotc_kernel_registrar_, __COUNTER__){Registry::Entry kernel}
 
 }  // namespace aotc

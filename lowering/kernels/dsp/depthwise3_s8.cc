@@ -157,7 +157,6 @@ static ConvKernels::Entry depthwise3_s8_kernel() {
   kernel.channel_planes = true;
   return kernel;
 }
-// Braces: AOTC_REGISTER_KERNEL's parentheses around a call would declare a function.
-static ConvKernels::Registrar depthwise3_s8_registrar{depthwise3_s8_kernel()};
+AOTC_REGISTER_KERNEL(ConvKernels, (depthwise3_s8_kernel()));
 
 }  // namespace aotc
